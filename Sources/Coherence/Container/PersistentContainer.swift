@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// A model, a coordinator, its stores and a main-queue context, set up in one
+/// place, as Core Data's `NSPersistentContainer` does.
+///
+/// ```swift
+/// let container = PersistentContainer(name: "Zeader", managedObjectModel: model)
+/// try container.loadPersistentStores()
+/// let context = container.viewContext
+/// ```
+public final class PersistentContainer: Sendable {
+    /// The container's name.
+    public let name: String
+    /// The model of every context.
+    public let managedObjectModel: ManagedObjectModel
+    /// The coordinator every context of the container uses.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    /// The main-queue context, for the user interface or the main actor.
+    public let viewContext: ManagedObjectContext
+    private let descriptions: Mutex<[PersistentStoreDescription]>
+
+    /// Creates a container. Load its stores with ``loadPersistentStores()``
+    /// before using a context.
+    public init(name: String, managedObjectModel: ManagedObjectModel) {
+        self.name = name
+        self.managedObjectModel = managedObjectModel
+        persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+        viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
+        viewContext.name = "viewContext"
+        descriptions = Mutex([.inMemory])
+    }
+
+    /// The stores ``loadPersistentStores()`` loads; one in-memory store by default.
+    public var persistentStoreDescriptions: [PersistentStoreDescription] {
+        get { descriptions.withLock { $0 } }
+        set { descriptions.withLock { $0 = newValue } }
+    }
+
+    /// Loads every store in ``persistentStoreDescriptions``.
+    /// - Throws: ``StoreError`` for the first store that cannot be loaded.
+    public func loadPersistentStores() throws {
+        for description in persistentStoreDescriptions {
+            try persistentStoreCoordinator.addPersistentStore(description)
+        }
+    }
+
+    /// Loads every store, calling `completion` once per store with its
+    /// description and the error, if any (Core Data's form).
+    public func loadPersistentStores(completionHandler completion: (PersistentStoreDescription, (any Error)?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                try persistentStoreCoordinator.addPersistentStore(description)
+                completion(description, nil)
+            } catch {
+                completion(description, error)
+            }
+        }
+    }
+
+    /// A new private-queue context on the container's coordinator.
+    public func newBackgroundContext() -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: persistentStoreCoordinator)
+    }
+
+    /// Runs `block` with a new private-queue context on that context's queue,
+    /// and returns at once.
+    public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` with a new private-queue context on that context's queue,
+    /// and returns its `Sendable` result.
+    public func performBackgroundTask<T: Sendable, E: Error>(
+        _ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T
+    ) async throws(E) -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { () throws(E) -> T in try block(context) }
+    }
+}

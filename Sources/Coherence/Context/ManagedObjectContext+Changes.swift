@@ -1,0 +1,192 @@
+import Foundation
+
+// Change tracking, inverse upkeep, delete rules and the didChangeObjects
+// notification.
+extension ManagedObjectContext {
+    /// Records that property `index` of `object` is about to be written.
+    /// **Complexity:** O(1), plus converting the old value to store form on
+    /// the first write of the property since the last notification.
+    func _recordWrite(of object: ManagedObject, property index: Int) {
+        let tracking: ObjectTracking
+        if let existing = object._tracking {
+            tracking = existing
+        } else {
+            tracking = ObjectTracking()
+            object._tracking = tracking
+        }
+        if tracking.notifiedValues[index] == nil, let entity = object._entity {
+            tracking.notifiedValues[index] = .some(object._currentStoreValue(at: index, entity: entity))
+        }
+        tracking.changedProperties.insert(index)
+        tracker.pendingTouched.insert(object)
+        tracker.changed.insert(object)
+    }
+
+    // MARK: Relationships
+
+    /// Sets relationship `index` of `object` to `targets`, updating the
+    /// inverse of every destination that is added or removed.
+    /// **Complexity:** O(n + m) for n old and m new destinations.
+    func _setRelationship(of object: ManagedObject, index: Int, to targets: [ManagedObject]) {
+        guard let entity = object._entity, let relationship = entity.relationship(at: index) else { return }
+        var newIDs = Set<ManagedObjectID>()
+        var foreign: String?
+        for target in targets {
+            if target._contextRef === self, !target._access.contains(.invalidated) {
+                newIDs.insert(target.objectID)
+            } else {
+                foreign = "\(type(of: target).entityName) \(target.objectID)"
+            }
+        }
+        if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }
+        let oldIDs = relationship.access.storage(of: object).ids
+        let hadForeign = object._tracking?.foreignTargets[index] != nil
+        guard newIDs != oldIDs || foreign != nil || hadForeign else { return }
+
+        _recordWrite(of: object, property: index)
+        object._tracking?.foreignTargets[index] = foreign
+        relationship.access.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
+        for removed in oldIDs.subtracting(newIDs) {
+            removeInverse(of: relationship, from: self.object(with: removed), pointingTo: object.objectID)
+        }
+        for added in newIDs.subtracting(oldIDs) {
+            addInverse(of: relationship, to: registered[added]!, pointingTo: object)
+        }
+    }
+
+    /// Removes `sourceID` from `target`'s side of `relationship`.
+    private func removeInverse(of relationship: RelationshipDescription, from target: ManagedObject, pointingTo sourceID: ManagedObjectID) {
+        guard target._contextRef === self else { return }
+        if target.isFault {
+            guard target._snapshot ?? (try? coordinator.snapshot(for: target.objectID)) != nil else { return }
+            _fulfillFault(target)
+        }
+        guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
+        var ids = inverse.access.storage(of: target).ids
+        guard ids.contains(sourceID) else { return }
+        _recordWrite(of: target, property: inverse.index)
+        ids.remove(sourceID)
+        inverse.access.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+    }
+
+    /// Adds `source` to `target`'s side of `relationship`; for a to-one
+    /// inverse, first detaches `target` from the object it pointed to.
+    private func addInverse(of relationship: RelationshipDescription, to target: ManagedObject, pointingTo source: ManagedObject) {
+        if target.isFault { _fulfillFault(target) }
+        guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
+        var ids = inverse.access.storage(of: target).ids
+        guard !ids.contains(source.objectID) else { return }
+        _recordWrite(of: target, property: inverse.index)
+        if !inverse.isToMany {
+            for previous in ids {
+                // `target` moves from `previous` to `source`: `previous` loses it.
+                removeInverse(of: inverse, from: self.object(with: previous), pointingTo: target.objectID)
+            }
+            ids = []
+        }
+        ids.insert(source.objectID)
+        inverse.access.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+    }
+
+    // MARK: Deleting
+
+    /// Marks `object` deleted; its delete rules run at the next
+    /// `processPendingChanges()`.
+    func markDeleted(_ object: ManagedObject) {
+        guard !object.isDeleted else { return }
+        if tracker.inserted.remove(object) != nil {
+            tracker.discarded.insert(object)
+            if tracker.pendingInserted.remove(object) == nil {
+                tracker.pendingDeleted.insert(object)
+            }
+        } else {
+            tracker.deleted.insert(object)
+            tracker.pendingDeleted.insert(object)
+        }
+        object._lifecycle = .deleted
+        tracker.deletionsToPropagate.append(object)
+    }
+
+    /// Applies the delete rules of every object deleted since the last call.
+    private func propagateDeletions() {
+        while !tracker.deletionsToPropagate.isEmpty {
+            let object = tracker.deletionsToPropagate.removeFirst()
+            guard let entity = object._entity, object._contextRef === self else { continue }
+            object.prepareForDeletion()
+            for relationship in entity.relationships {
+                let targets = relationship.access.storage(of: object).ids.map { self.object(with: $0) }
+                switch relationship.deleteRule {
+                case .cascade:
+                    for target in targets where target._contextRef === self {
+                        if target.isFault, target._snapshot ?? (try? coordinator.snapshot(for: target.objectID)) == nil { continue }
+                        if target.isFault { _fulfillFault(target) }
+                        markDeleted(target)
+                    }
+                    for target in targets {
+                        removeInverse(of: relationship, from: target, pointingTo: object.objectID)
+                    }
+                case .nullify:
+                    for target in targets {
+                        removeInverse(of: relationship, from: target, pointingTo: object.objectID)
+                    }
+                case .deny, .noAction:
+                    break
+                }
+            }
+        }
+    }
+
+    // MARK: Processing pending changes
+
+    /// Applies delete rules and announces every change since the last call in
+    /// one coalesced ``didChangeObjectsNotification``.
+    ///
+    /// Runs at the end of every `perform`/`performAndWait` block and before
+    /// every save and fetch; call it yourself to announce changes sooner. An
+    /// object inserted and deleted between two notifications appears in
+    /// neither set; a change undone before the notification is not reported.
+    /// Changes that observers make while handling the notification are
+    /// announced by a further notification before this method returns.
+    ///
+    /// **Complexity:** O(changed objects × their changed properties).
+    public func processPendingChanges() {
+        _assertOnQueue()
+        guard !isScratch else { return }
+        // Observers may change objects again; each round announces those
+        // changes. The bound stops observers that keep changing each other.
+        for _ in 0..<100 {
+            guard tracker.hasPendingNotification else { return }
+            propagateDeletions()
+            let change = takePendingChange()
+            if !change.isEmpty { post(change) }
+        }
+    }
+
+    /// The announcement of everything since the last one; clears the record.
+    private func takePendingChange() -> ObjectsDidChange {
+        let inserted = tracker.pendingInserted
+        let deleted = tracker.pendingDeleted
+        var updated = Set<ManagedObject>()
+        for object in tracker.pendingTouched {
+            defer { object._tracking?.notifiedValues = [:] }
+            guard !inserted.contains(object), !deleted.contains(object), !object.isDeleted,
+                  object._contextRef === self, let entity = object._entity,
+                  let tracking = object._tracking else { continue }
+            let differs = tracking.notifiedValues.contains { index, old in
+                object._currentStoreValue(at: index, entity: entity) != old
+            }
+            if differs { updated.insert(object) }
+        }
+        let change = ObjectsDidChange(
+            context: self, inserted: inserted, updated: updated, deleted: deleted,
+            refreshed: tracker.pendingRefreshed, invalidated: tracker.pendingInvalidated,
+            invalidatedAll: tracker.pendingInvalidatedAll)
+        tracker.pendingInserted = []
+        tracker.pendingDeleted = []
+        tracker.pendingTouched = []
+        tracker.pendingRefreshed = []
+        tracker.pendingInvalidated = []
+        tracker.pendingInvalidatedAll = []
+        return change
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+// refresh, rollback and reset: going back to committed state.
+extension ManagedObjectContext {
+    /// Brings one object up to date with its store.
+    ///
+    /// - With `mergeChanges: false` the object's unsaved changes are
+    ///   discarded (relationship changes are undone on both sides) and it
+    ///   turns into a fault that loads the latest committed values when next
+    ///   used.
+    /// - With `mergeChanges: true` the latest committed values replace the
+    ///   properties the object has not changed; its own changes stay. An
+    ///   object without changes turns into a fault.
+    ///
+    /// The object is reported under `refreshed` in the next
+    /// didChangeObjects notification. Inserted and deleted objects, and
+    /// objects of other contexts, are left alone.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        _assertOnQueue()
+        guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
+        if object.isFault {
+            if !mergeChanges { object._snapshot = nil }
+            return
+        }
+        let latest = try? coordinator.snapshot(for: object.objectID)
+        let changed = object._tracking?.changedProperties.filter {
+            object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
+        } ?? []
+        if mergeChanges, !changed.isEmpty {
+            guard let latest else { return }
+            for index in 0..<entity.propertyCount where !changed.contains(index) {
+                if let relationship = entity.relationship(at: index) {
+                    relationship.access.setStorage(
+                        RelationshipStorage(ids: latest.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
+                } else {
+                    try? entity.attributes[index].access.setStoreValue(latest.values[index], of: object)
+                }
+            }
+            object._snapshot = latest
+        } else {
+            if !mergeChanges {
+                // Undo relationship changes through the setter so destinations follow.
+                for index in changed {
+                    guard entity.relationship(at: index) != nil, let committed = object._committedStoreValue(at: index) else { continue }
+                    _setRelationship(of: object, index: index, to: committed.referencedIDs.map { self.object(with: $0) })
+                }
+            }
+            object.willTurnIntoFault()
+            object._tracking = nil
+            tracker.changed.remove(object)
+            tracker.pendingTouched.remove(object)
+            object._snapshot = latest
+            object._access.insert(.fault)
+            object.didTurnIntoFault()
+        }
+        tracker.pendingRefreshed.insert(object)
+    }
+
+    /// Refreshes every registered object with `mergeChanges: true`: objects
+    /// without changes turn into faults (releasing their values), changed
+    /// objects take the latest committed values of their unchanged properties.
+    public func refreshAllObjects() {
+        _assertOnQueue()
+        for object in Array(registered.values) {
+            refresh(object, mergeChanges: true)
+        }
+    }
+
+    /// Discards every unsaved change: inserted objects leave the context
+    /// (invalidated), deleted objects come back, updated objects return to
+    /// their last committed values. Does not fetch from the store.
+    ///
+    /// The next didChangeObjects notification (posted before `rollback`
+    /// returns) reports the difference from what the last one announced:
+    /// announced insertions now under `deleted`, announced deletions under
+    /// `inserted`, reverted values under `updated`. Changes never announced
+    /// simply vanish.
+    public func rollback() {
+        _assertOnQueue()
+        // An inserted object whose insertion was announced is now gone; one
+        // inserted and deleted again already had its net effect recorded.
+        let discarded = tracker.inserted.union(tracker.discarded)
+        for object in tracker.inserted where tracker.pendingInserted.remove(object) == nil {
+            tracker.pendingDeleted.insert(object)
+        }
+        for object in discarded {
+            tracker.pendingTouched.remove(object)
+        }
+        for object in tracker.deleted {
+            object._lifecycle = []
+            if tracker.pendingDeleted.remove(object) == nil {
+                tracker.pendingInserted.insert(object)
+            }
+        }
+        for object in tracker.changed where !discarded.contains(object) {
+            guard let entity = object._entity, let snapshot = object._snapshot, let tracking = object._tracking else { continue }
+            for index in tracking.changedProperties {
+                _recordWrite(of: object, property: index)
+                if let relationship = entity.relationship(at: index) {
+                    relationship.access.setStorage(
+                        RelationshipStorage(ids: snapshot.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
+                } else {
+                    try? entity.attributes[index].access.setStoreValue(snapshot.values[index], of: object)
+                }
+            }
+            tracking.changedProperties = []
+            tracking.foreignTargets = [:]
+        }
+        tracker.inserted = []
+        tracker.deleted = []
+        tracker.discarded = []
+        tracker.changed = []
+        tracker.deletionsToPropagate = []
+        processPendingChanges()
+        for object in discarded {
+            invalidate(object, notify: true)
+        }
+    }
+
+    /// Forgets every object: all registered objects are invalidated (they
+    /// keep their last values but belong to no context, and an unloaded fault
+    /// can no longer load), unsaved changes are discarded, and a
+    /// didChangeObjects notification lists them all under `invalidatedAll`.
+    public func reset() {
+        _assertOnQueue()
+        let all = Set(registered.values)
+        for object in all {
+            invalidate(object, notify: !object.isFault)
+        }
+        registered = [:]
+        tracker.removeAll()
+        tracker.pendingInvalidatedAll = all
+        processPendingChanges()
+    }
+}

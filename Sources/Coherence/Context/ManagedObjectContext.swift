@@ -1,0 +1,362 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A scratch pad of managed objects bound to one queue: it fetches objects,
+/// tracks their changes, announces them with Core Data's notifications, and
+/// saves them through its coordinator.
+///
+/// ```swift
+/// let context = ManagedObjectContext(concurrencyType: .privateQueue)
+/// context.persistentStoreCoordinator = coordinator
+/// try await context.perform {
+///     let item = FeedItem(context: context)
+///     item.title = "Hello"
+///     try context.save()
+/// }
+/// ```
+///
+/// **Queues.** A `.privateQueue` context owns a serial queue; a `.mainQueue`
+/// context is bound to the main queue. Use the context and its objects only
+/// inside ``perform(_:)-(()->Void)``/``performAndWait(_:)`` (or on the main
+/// queue for a main-queue context). The async `perform` returns only
+/// `Sendable` values, so Swift rejects handing an object to another queue;
+/// pass ``ManagedObjectID``s instead. Debug builds stop with a message naming
+/// the entity and the context when an object is touched off its queue.
+///
+/// **Notifications.** Changes are announced by
+/// ``didChangeObjectsNotification``, posted by ``processPendingChanges()``
+/// (which runs at the end of every `perform`/`performAndWait` block and
+/// before every save and fetch); ``willSaveObjectsNotification`` and
+/// ``didSaveObjectsNotification`` bracket a save. All are posted on
+/// `NotificationCenter.default` with the context as the object, synchronously
+/// on the context's queue.
+///
+/// The context itself is `Sendable`: any queue may call `perform`.
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    /// The kind of queue a context is bound to.
+    public enum ConcurrencyType: Sendable, Hashable {
+        /// The context owns a private serial queue.
+        case privateQueue
+        /// The context is bound to the main queue.
+        case mainQueue
+    }
+
+    /// The kind of queue the context is bound to.
+    public let concurrencyType: ConcurrencyType
+    let queue: DispatchQueue
+    /// Set on `queue`, to tell whether code runs on it.
+    let queueKey: DispatchSpecificKey<Bool>
+
+    private struct Configuration {
+        var name: String?
+        var coordinator: PersistentStoreCoordinator?
+    }
+
+    private let configuration: Mutex<Configuration>
+
+    // State confined to the queue.
+    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var tracker = ChangeTracker()
+    /// A scratch context only evaluates fetches against committed values; it
+    /// shares its creator's queue and posts nothing.
+    let isScratch: Bool
+    let observers = ContextObservers()
+
+    /// Creates a context; give it a coordinator before use.
+    public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator: PersistentStoreCoordinator? = nil) {
+        self.concurrencyType = concurrencyType
+        configuration = Mutex(Configuration(coordinator: persistentStoreCoordinator))
+        isScratch = false
+        queueKey = DispatchSpecificKey<Bool>()
+        switch concurrencyType {
+        case .mainQueue:
+            queue = .main
+        case .privateQueue:
+            queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
+            queue.setSpecific(key: queueKey, value: true)
+        }
+    }
+
+    /// A context on `context`'s queue that sees only committed values.
+    init(scratchFor context: ManagedObjectContext) {
+        concurrencyType = context.concurrencyType
+        configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator))
+        isScratch = true
+        queue = context.queue
+        queueKey = context.queueKey
+    }
+
+    deinit {
+        for object in registered.values {
+            object._contextRef = nil
+            object._access.insert(.invalidated)
+        }
+    }
+
+    /// A name for logs and messages.
+    public var name: String? {
+        get { configuration.withLock { $0.name } }
+        set { configuration.withLock { $0.name = newValue } }
+    }
+
+    /// The coordinator this context fetches from and saves to.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get { configuration.withLock { $0.coordinator } }
+        set { configuration.withLock { $0.coordinator = newValue } }
+    }
+
+    public var description: String {
+        "<ManagedObjectContext \(name ?? "unnamed") \(concurrencyType)>"
+    }
+
+    // MARK: Queues
+
+    /// Whether the calling code runs on this context's queue.
+    var isOnQueue: Bool {
+        switch concurrencyType {
+        case .mainQueue: Thread.isMainThread
+        case .privateQueue: DispatchQueue.getSpecific(key: queueKey) == true
+        }
+    }
+
+    func _assertOnQueue(touching object: ManagedObject) {
+        guard !isOnQueue else { return }
+        preconditionFailure("Coherence: \(type(of: object).entityName) \(object.objectID) was touched off the queue of \(self); use the context's perform or performAndWait")
+    }
+
+    func _assertOnQueue(_ function: StaticString = #function) {
+        #if DEBUG
+        guard !isOnQueue else { return }
+        preconditionFailure("Coherence: \(self).\(function) was called off the context's queue; use perform or performAndWait")
+        #endif
+    }
+
+    /// Runs `block` on the context's queue and returns at once. Pending
+    /// changes are processed (and announced) when the block ends.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async {
+            block()
+            self.processPendingChanges()
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its result. Only
+    /// `Sendable` results leave the queue: return object IDs, not objects.
+    /// Pending changes are processed (and announced) when the block ends.
+    public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            queue.async {
+                let result = Result { () throws(E) -> T in try block() }
+                self.processPendingChanges()
+                continuation.resume(returning: result)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `block` on the context's queue and waits for it. Called on the
+    /// queue already, it runs `block` at once. Pending changes are processed
+    /// (and announced) when the block ends.
+    public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        if isOnQueue {
+            let result = Result { () throws(E) -> T in try block() }
+            processPendingChanges()
+            return try result.get()
+        }
+        var result: Result<T, E>?
+        withoutActuallyEscaping(block) { block in
+            let box = UncheckedBox(block)
+            queue.sync {
+                result = Result { () throws(E) -> T in try box.value() }
+                self.processPendingChanges()
+            }
+        }
+        return try result!.get()
+    }
+
+    // MARK: Registered objects
+
+    /// The coordinator, which every operation beyond plain property access needs.
+    var coordinator: PersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("Coherence: \(self) has no persistent store coordinator")
+        }
+        return coordinator
+    }
+
+    /// The entity of `type` in this context's model; traps for a class that is
+    /// not part of the model (a programming error).
+    func entity(for type: ManagedObject.Type) -> EntityDescription {
+        guard let entity = coordinator.managedObjectModel.entity(for: type) else {
+            preconditionFailure("Coherence: \(type.entityName) is not an entity of the model of \(self)")
+        }
+        return entity
+    }
+
+    /// Every object the context holds.
+    public var registeredObjects: Set<ManagedObject> {
+        _assertOnQueue()
+        return Set(registered.values)
+    }
+
+    /// The object registered under `objectID`, or `nil`; never fetches.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        _assertOnQueue()
+        return registered[objectID]
+    }
+
+    /// The object for `objectID`: the registered one, or a new fault that
+    /// loads its values when first used. Does not check that the object
+    /// exists; use ``existingObject(with:)`` for that.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        if let object = registered[objectID] { return object }
+        return registerFault(objectID, snapshot: nil)
+    }
+
+    /// The object for `objectID`, loaded.
+    /// - Throws: ``ContextError/objectNotFound(_:)`` if no such object exists
+    ///   in this context or the store, ``ContextError/objectDeleted(_:)`` if it
+    ///   is marked for deletion here, ``ContextError/entityNotInModel(_:)``.
+    public func existingObject(with objectID: ManagedObjectID) throws(ContextError) -> ManagedObject {
+        _assertOnQueue()
+        if let object = registered[objectID] {
+            guard !object.isDeleted else { throw .objectDeleted(objectID) }
+            if object.isFault {
+                guard let snapshot = object._snapshot ?? (try? coordinator.snapshot(for: objectID)) else {
+                    throw .objectNotFound(objectID)
+                }
+                object._snapshot = snapshot
+                _fulfillFault(object)
+            }
+            return object
+        }
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator }
+        guard coordinator.managedObjectModel.entity(for: objectID.objectClass) != nil else {
+            throw .entityNotInModel(objectID.entityName)
+        }
+        guard let snapshot = try? coordinator.snapshot(for: objectID) else { throw .objectNotFound(objectID) }
+        let object = registerFault(objectID, snapshot: snapshot)
+        _fulfillFault(object)
+        return object
+    }
+
+    /// Registers a fault for `objectID`, optionally with its snapshot.
+    func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?) -> ManagedObject {
+        let entity = entity(for: objectID.objectClass)
+        let object = objectID.objectClass.init()
+        object._id = objectID
+        object._entity = entity
+        object._contextRef = self
+        object._access = .fault
+        object._snapshot = snapshot
+        registered[objectID] = object
+        return object
+    }
+
+    /// Loads a fault's values from its snapshot (fetching it if needed) and
+    /// calls `awakeFromFetch()`.
+    func _fulfillFault(_ object: ManagedObject) {
+        guard let entity = object._entity else { return }
+        if object._snapshot == nil {
+            object._snapshot = try? coordinator.snapshot(for: object.objectID)
+        }
+        guard let snapshot = object._snapshot else {
+            preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
+        }
+        object._access.remove(.fault)
+        object._apply(values: snapshot.values, entity: entity)
+        object.awakeFromFetch()
+    }
+
+    /// The committed snapshot of an object that has none attached.
+    func _committedSnapshot(of object: ManagedObject) -> Snapshot? {
+        guard let id = object._id, !id.isTemporaryID else { return nil }
+        return try? coordinator.snapshot(for: id)
+    }
+
+    /// Takes an object out of the context for good: it keeps its last values
+    /// but belongs to no context any more.
+    func invalidate(_ object: ManagedObject, notify: Bool) {
+        registered[object.objectID] = nil
+        if notify { object.willTurnIntoFault() }
+        object._contextRef = nil
+        object._access.insert(.invalidated)
+        object._lifecycle = []
+        object._tracking = nil
+        if notify { object.didTurnIntoFault() }
+    }
+
+    // MARK: Inserting and deleting
+
+    /// Inserts a new object; it is saved at the next ``save()``. Calls
+    /// ``ManagedObject/awakeFromInsert()``. Inserting an object that is
+    /// already in this context does nothing.
+    public func insert(_ object: ManagedObject) {
+        _assertOnQueue()
+        if object._contextRef === self { return }
+        precondition(object._contextRef == nil, "Coherence: \(object) belongs to another context")
+        precondition(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
+        let entity = entity(for: type(of: object))
+        object._entity = entity
+        object._contextRef = self
+        object._lifecycle = .inserted
+        registered[object.objectID] = object
+        tracker.inserted.insert(object)
+        tracker.pendingInserted.insert(object)
+        object.awakeFromInsert()
+    }
+
+    /// Marks an object for deletion at the next save. Its delete rules run at
+    /// the next ``processPendingChanges()``. Deleting an inserted object
+    /// discards it.
+    /// - Throws: ``ContextError/objectInvalidated(entity:)`` or
+    ///   ``ContextError/objectNotInContext(entity:)``; nothing changes.
+    public func delete(_ object: ManagedObject) throws(ContextError) {
+        _assertOnQueue()
+        guard object._contextRef === self else {
+            if object._access.contains(.invalidated) { throw .objectInvalidated(entity: type(of: object).entityName) }
+            throw .objectNotInContext(entity: type(of: object).entityName)
+        }
+        if object.isFault {
+            guard object._snapshot ?? (try? coordinator.snapshot(for: object.objectID)) != nil else {
+                throw .objectNotFound(object.objectID)
+            }
+            _fulfillFault(object)
+        }
+        markDeleted(object)
+    }
+
+    // MARK: Unsaved changes
+
+    /// Whether the context has unsaved insertions, deletions or updates.
+    public var hasChanges: Bool {
+        _assertOnQueue()
+        return !tracker.inserted.isEmpty || !tracker.deleted.isEmpty || tracker.changed.contains { $0.isUpdated }
+    }
+
+    /// Inserted objects not saved yet.
+    public var insertedObjects: Set<ManagedObject> {
+        _assertOnQueue()
+        return tracker.inserted
+    }
+
+    /// Saved objects with unsaved changes.
+    public var updatedObjects: Set<ManagedObject> {
+        _assertOnQueue()
+        return tracker.changed.filter { $0.isUpdated }
+    }
+
+    /// Saved objects marked for deletion.
+    public var deletedObjects: Set<ManagedObject> {
+        _assertOnQueue()
+        return tracker.deleted
+    }
+}
+
+/// Lets a non-escaping, non-Sendable closure cross into `DispatchQueue.sync`,
+/// which runs it before returning.
+private struct UncheckedBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// What to fetch: the objects of one entity that match a predicate, in an
+/// order, optionally a window of them.
+///
+/// ```swift
+/// var request = FetchRequest<FeedItem>(
+///     predicate: #Predicate { $0.read == false },
+///     sortBy: [SortDescriptor(\.title)])
+/// request.fetchLimit = 20
+/// let unread = try context.fetch(request)
+/// ```
+public struct FetchRequest<Result: ManagedObject>: Sendable {
+    /// Which objects match; `nil` for all objects of the entity.
+    public var predicate: Predicate<Result>?
+    /// The order of the results; unordered when empty.
+    public var sortDescriptors: [SortDescriptor<Result>]
+    /// The largest number of objects to return; 0 for no limit.
+    public var fetchLimit: Int = 0
+    /// How many matching objects to skip before the first one returned.
+    public var fetchOffset: Int = 0
+    /// Whether unsaved insertions, changes and deletions in the context count
+    /// (the default, as in Core Data). When `false`, objects are matched and
+    /// ordered by their committed values only, and unsaved insertions are
+    /// left out; the objects returned are still the context's own, changes
+    /// included.
+    public var includesPendingChanges: Bool = true
+
+    /// A request for the objects of `Result`'s entity.
+    public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+}
+
+/// A fetch that could not be carried out.
+public enum FetchError: Error, Sendable, CustomStringConvertible {
+    /// Evaluating the predicate threw.
+    case predicateEvaluationFailed(entity: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .predicateEvaluationFailed(let entity, let reason):
+            "the predicate of a \(entity) fetch could not be evaluated: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,77 @@
+/// Declares a stored attribute of a ``ManagedObject`` subclass.
+///
+/// ```swift
+/// final class FeedItem: ManagedObject {
+///     @Attribute var title = ""            // defaulted
+///     @Attribute var published: Date?      // optional: nil is a valid value
+///     @Attribute var link: URL             // required: must be set before save
+/// }
+/// ```
+///
+/// The Swift type decides the ``AttributeType``: `Bool`, `Int`, `Int16`,
+/// `Int32`, `Int64`, `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`,
+/// `Decimal`, their optionals, `RawRepresentable` types with one of those raw
+/// values, and any other `Codable` type (stored as JSON). Another type makes
+/// ``ManagedObjectModel/init(entities:)`` throw ``ModelError/unsupportedAttributeType(entity:property:type:)``.
+///
+/// An attribute declared without an initial value has no value until it is
+/// set: reading it before then stops the program with a message naming the
+/// property, and saving the object throws ``ValidationError/missingValue(entity:property:)``.
+///
+/// Every write is recorded by the object's context; reads of a fault fill the
+/// object from its snapshot first. **Complexity:** reads are O(1); a write is
+/// O(1) plus, for the first write of a property between two change
+/// notifications, the conversion of the old value to its store form.
+@propertyWrapper
+public struct Attribute<Value> {
+    /// The current value; `nil` only for an attribute declared without an
+    /// initial value that was never set.
+    var storage: Value?
+
+    /// An attribute whose initial value for new objects is `wrappedValue`.
+    public init(wrappedValue: Value) {
+        storage = wrappedValue
+    }
+
+    /// An attribute declared without an initial value: `nil` for an optional
+    /// type, otherwise a required attribute that must be set before saving.
+    public init() {
+        storage = (Value.self as? any ExpressibleByNilLiteral.Type).map { $0.init(nilLiteral: ()) as! Value }
+    }
+
+    @available(*, unavailable, message: "@Attribute is only available on properties of ManagedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("@Attribute is only available on properties of ManagedObject subclasses") }
+        set { fatalError("@Attribute is only available on properties of ManagedObject subclasses") }
+    }
+
+    /// Accessor used by Swift for properties of classes.
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
+    ) -> Value {
+        get {
+            if object._needsAccessCheck {
+                object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
+            }
+            guard let value = object[keyPath: storageKeyPath].storage else {
+                object._trapMissingValue(offset: fieldOffset(of: storageKeyPath, in: object))
+            }
+            return value
+        }
+        set {
+            object._prepareForWrite(offset: fieldOffset(of: storageKeyPath, in: object))
+            object[keyPath: storageKeyPath].storage = newValue
+        }
+    }
+}
+
+/// The byte offset of a wrapper's storage inside its object.
+@inline(__always)
+func fieldOffset<Object: ManagedObject, Wrapper>(
+    of keyPath: ReferenceWritableKeyPath<Object, Wrapper>, in object: Object
+) -> Int {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    return withUnsafeMutablePointer(to: &object[keyPath: keyPath]) { base.distance(to: UnsafeRawPointer($0)) }
+}

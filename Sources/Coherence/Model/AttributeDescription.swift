@@ -1,0 +1,112 @@
+import Foundation
+
+/// One attribute of an entity, discovered from an ``Attribute`` property.
+public final class AttributeDescription: Sendable, CustomStringConvertible {
+    /// The property name, as written in Swift.
+    public let name: String
+    /// The kind of value stored.
+    public let attributeType: AttributeType
+    /// Whether `nil` is a valid value (the Swift type is an `Optional`).
+    public let isOptional: Bool
+    /// The initial value of new objects in store form, or `nil` for a required
+    /// attribute declared without one.
+    public let defaultValue: StoreValue?
+    /// The position of this property in the entity's snapshots.
+    let index: Int
+    let access: any AttributeAccess
+
+    init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?, access: any AttributeAccess) {
+        self.name = name
+        self.index = index
+        self.attributeType = attributeType
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.access = access
+    }
+
+    public var description: String {
+        "\(name): \(attributeType)\(isOptional ? "?" : "")"
+    }
+}
+
+/// Reads and writes one attribute inside objects, in store form.
+protocol AttributeAccess: Sendable {
+    /// The current value in store form, or `nil` if it was never set.
+    func storeValue(of object: ManagedObject) throws -> StoreValue?
+    /// Replaces the value, bypassing change tracking.
+    func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws
+    /// The Swift value for a store value.
+    func swiftValue(_ value: StoreValue) throws -> Any
+    /// The current Swift value, or `nil` if it was never set.
+    func currentSwiftValue(of object: ManagedObject) -> Any?
+    /// Replaces the value with a Swift value of the attribute's type, bypassing
+    /// change tracking; `false` if `value` has another type.
+    func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool
+}
+
+/// The ``AttributeAccess`` of an `Attribute<Value>` at a byte offset in its object.
+struct AttributeSlot<Value>: AttributeAccess {
+    let offset: Int
+    let codec: ValueCodec<Value>
+
+    @inline(__always)
+    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Attribute<Value>> {
+        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            .advanced(by: offset)
+            .assumingMemoryBound(to: Attribute<Value>.self)
+    }
+
+    func storeValue(of object: ManagedObject) throws -> StoreValue? {
+        guard let value = pointer(object).pointee.storage else { return nil }
+        return try codec.encode(value)
+    }
+
+    func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws {
+        let decoded = try codec.decode(value)
+        pointer(object).pointee.storage = decoded
+    }
+
+    func swiftValue(_ value: StoreValue) throws -> Any {
+        try codec.decode(value)
+    }
+
+    func currentSwiftValue(of object: ManagedObject) -> Any? {
+        pointer(object).pointee.storage.map { $0 as Any }
+    }
+
+    func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool {
+        if let typed = value as? Value {
+            pointer(object).pointee.storage = typed
+            return true
+        }
+        if value == nil, codec.isOptional, let decoded = try? codec.decode(.null) {
+            pointer(object).pointee.storage = decoded
+            return true
+        }
+        return false
+    }
+}
+
+/// Implemented by ``Attribute`` so the model can describe its fields.
+protocol AttributeWrapper {
+    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject) throws(ModelError) -> AttributeDescription
+}
+
+extension Attribute: AttributeWrapper {
+    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject) throws(ModelError) -> AttributeDescription {
+        guard let codec = ValueCodec<Value>.make() else {
+            throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
+        }
+        let slot = AttributeSlot<Value>(offset: offset, codec: codec)
+        let defaultValue: StoreValue?
+        do {
+            defaultValue = try slot.storeValue(of: prototype)
+        } catch {
+            throw .invalidDefaultValue(entity: entity, property: name, reason: "\(error)")
+        }
+        return AttributeDescription(
+            name: name, index: index, attributeType: codec.attributeType,
+            isOptional: codec.isOptional, defaultValue: defaultValue, access: slot
+        )
+    }
+}

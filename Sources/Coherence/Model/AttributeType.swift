@@ -1,0 +1,36 @@
+/// The kind of value an attribute stores, derived from the Swift type of an
+/// ``Attribute`` property when the model is built.
+public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+    case boolean
+    case integer16
+    case integer32
+    case integer64
+    case double
+    case float
+    case string
+    case date
+    case binaryData
+    case uuid
+    case uri
+    case decimal
+    /// A `Codable` value stored as JSON data.
+    case codable
+
+    public var description: String {
+        switch self {
+        case .boolean: "boolean"
+        case .integer16: "integer16"
+        case .integer32: "integer32"
+        case .integer64: "integer64"
+        case .double: "double"
+        case .float: "float"
+        case .string: "string"
+        case .date: "date"
+        case .binaryData: "binaryData"
+        case .uuid: "uuid"
+        case .uri: "uri"
+        case .decimal: "decimal"
+        case .codable: "codable"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+@_spi(Reflection) import Swift
+
+/// One entity of a model: a ``ManagedObject`` subclass and the attributes and
+/// relationships declared on it (and on its superclasses).
+///
+/// Attributes come first in the entity's property order, relationships after
+/// them; snapshots hold one ``StoreValue`` per property in that order.
+public final class EntityDescription: Sendable, CustomStringConvertible {
+    /// The entity name: the class name.
+    public let name: String
+    /// The class whose instances are this entity's objects.
+    public let managedObjectClass: ManagedObject.Type
+    /// The attributes, in declaration order.
+    public let attributes: [AttributeDescription]
+    /// The relationships, in declaration order.
+    public let relationships: [RelationshipDescription]
+    let indexByOffset: [Int: Int]
+    let indexByName: [String: Int]
+
+    init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
+         relationships: [RelationshipDescription], offsets: [Int]) {
+        self.name = name
+        self.managedObjectClass = managedObjectClass
+        self.attributes = attributes
+        self.relationships = relationships
+        var byOffset: [Int: Int] = [:]
+        for (index, offset) in offsets.enumerated() { byOffset[offset] = index }
+        indexByOffset = byOffset
+        var byName: [String: Int] = [:]
+        for attribute in attributes { byName[attribute.name] = attribute.index }
+        for relationship in relationships { byName[relationship.name] = relationship.index }
+        indexByName = byName
+    }
+
+    /// The number of properties (attributes and relationships).
+    var propertyCount: Int { attributes.count + relationships.count }
+
+    /// The attribute with this name, if any.
+    public func attribute(named name: String) -> AttributeDescription? {
+        guard let index = indexByName[name], index < attributes.count else { return nil }
+        return attributes[index]
+    }
+
+    /// The relationship with this name, if any.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        guard let index = indexByName[name], index >= attributes.count else { return nil }
+        return relationships[index - attributes.count]
+    }
+
+    /// The name of the property at `index`.
+    func propertyName(at index: Int) -> String {
+        index < attributes.count ? attributes[index].name : relationships[index - attributes.count].name
+    }
+
+    /// The relationship at property `index`, if that property is one.
+    @inline(__always)
+    func relationship(at index: Int) -> RelationshipDescription? {
+        index >= attributes.count ? relationships[index - attributes.count] : nil
+    }
+
+    /// The default values of a new object, in property order.
+    var propertyNames: [String] { attributes.map(\.name) + relationships.map(\.name) }
+
+    public var description: String {
+        "\(name) { \((attributes.map(\.description) + relationships.map(\.description)).joined(separator: "; ")) }"
+    }
+}
+
+/// The stored fields of a class and its superclasses, with their byte offsets.
+struct ReflectedField {
+    let name: String
+    let offset: Int
+    let type: Any.Type
+}
+
+func reflectFields(of type: AnyClass) -> [ReflectedField] {
+    var fields: [ReflectedField] = []
+    // classType | ignoreUnknown: walk a class (including its superclasses) and
+    // skip fields whose type metadata cannot be read.
+    let options = _EachFieldOptions(rawValue: 0b11)
+    _ = _forEachField(of: type, options: options) { name, offset, fieldType, _ in
+        fields.append(ReflectedField(name: String(cString: name), offset: offset, type: fieldType))
+        return true
+    }
+    return fields
+}

@@ -1,0 +1,147 @@
+/// The entities of an application, built from `ManagedObject` subclasses and
+/// validated once.
+///
+/// ```swift
+/// let model = try ManagedObjectModel(entities: [Server.self, FeedItem.self])
+/// ```
+///
+/// Building the model creates one prototype object per class to read the
+/// declared properties, their types, initial values and inverses. It throws a
+/// ``ModelError`` naming the entity and the property for an unsupported
+/// attribute type, a missing or mismatched inverse, a destination outside the
+/// model, or two entities with the same name.
+public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+    /// The entities, in the order given.
+    public let entities: [EntityDescription]
+    /// The entities by name.
+    public let entitiesByName: [String: EntityDescription]
+    let entitiesByClass: [ObjectIdentifier: EntityDescription]
+
+    /// Builds and validates a model from `ManagedObject` subclasses.
+    /// - Throws: ``ModelError``.
+    public init(entities classes: [ManagedObject.Type]) throws(ModelError) {
+        let declarations = try classes.map { type throws(ModelError) in try EntityDeclaration(type) }
+        var byName: [String: EntityDeclaration] = [:]
+        var byClass: [ObjectIdentifier: EntityDeclaration] = [:]
+        for declaration in declarations {
+            guard byName[declaration.name] == nil else { throw .duplicateEntity(name: declaration.name) }
+            byName[declaration.name] = declaration
+            byClass[ObjectIdentifier(declaration.type)] = declaration
+        }
+        var built: [EntityDescription] = []
+        for declaration in declarations {
+            built.append(try declaration.resolve(in: byClass))
+        }
+        entities = built
+        entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
+        entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+    }
+
+    /// The entity whose objects are instances of `type`.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription? {
+        entitiesByClass[ObjectIdentifier(type)]
+    }
+
+    public var description: String {
+        entities.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// An entity as read from its class, before its inverses are resolved.
+private struct EntityDeclaration {
+    let type: ManagedObject.Type
+    let name: String
+    let prototype: ManagedObject
+    let attributes: [AttributeDescription]
+    let relationships: [DeclaredRelationship]
+    let offsets: [Int]
+
+    init(_ type: ManagedObject.Type) throws(ModelError) {
+        self.type = type
+        name = type.entityName
+        let prototype = type.init()
+        prototype._becomePrototype()
+        self.prototype = prototype
+        var attributes: [AttributeDescription] = []
+        var relationships: [DeclaredRelationship] = []
+        var attributeOffsets: [Int] = []
+        for field in reflectFields(of: type) where field.name.hasPrefix("_") {
+            let propertyName = String(field.name.dropFirst())
+            if let wrapper = field.type as? any AttributeWrapper.Type {
+                attributes.append(try wrapper.describe(
+                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype))
+                attributeOffsets.append(field.offset)
+            } else if let wrapper = field.type as? any RelationshipWrapper.Type {
+                relationships.append(wrapper.declare(name: propertyName, offset: field.offset, prototype: prototype))
+            }
+        }
+        self.attributes = attributes
+        self.relationships = relationships
+        offsets = attributeOffsets + relationships.map(\.offset)
+    }
+
+    /// The name of the relationship that `keyPath` reads on this entity, if any.
+    func relationshipName(readBy keyPath: AnyKeyPath) -> String? {
+        guard let offset = prototype._recordedOffset(reading: keyPath) else { return nil }
+        return relationships.first { $0.offset == offset }?.name
+    }
+
+    func resolve(in declarations: [ObjectIdentifier: EntityDeclaration]) throws(ModelError) -> EntityDescription {
+        var resolved: [RelationshipDescription] = []
+        for (position, relationship) in relationships.enumerated() {
+            guard let destination = declarations[ObjectIdentifier(relationship.destinationType)] else {
+                throw .destinationNotInModel(entity: name, property: relationship.name,
+                                             destination: relationship.destinationType.entityName)
+            }
+            let inverseName = try inverseName(of: relationship, destination: destination)
+            guard let inverse = destination.relationships.firstIndex(where: { $0.name == inverseName }) else {
+                throw .mismatchedInverse(entity: name, property: relationship.name,
+                                         reason: "\(destination.name).\(inverseName) is not a relationship")
+            }
+            guard destination.relationships[inverse].destinationType == type else {
+                throw .mismatchedInverse(
+                    entity: name, property: relationship.name,
+                    reason: "\(destination.name).\(inverseName) leads to \(destination.relationships[inverse].destinationType.entityName), not \(name)")
+            }
+            resolved.append(RelationshipDescription(
+                name: relationship.name, index: attributes.count + position,
+                destinationType: relationship.destinationType, destinationEntityName: destination.name,
+                inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
+                isToMany: relationship.isToMany, deleteRule: relationship.deleteRule, access: relationship.access))
+        }
+        return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
+                                 relationships: resolved, offsets: offsets)
+    }
+
+    /// The inverse declared on this side, on the destination side, or both (they must agree).
+    private func inverseName(of relationship: DeclaredRelationship, destination: EntityDeclaration) throws(ModelError) -> String {
+        var declaredHere: String?
+        if let keyPath = relationship.inverse {
+            guard let name = destination.relationshipName(readBy: keyPath) else {
+                throw .mismatchedInverse(entity: name, property: relationship.name,
+                                         reason: "the inverse key path is not a relationship of \(destination.name)")
+            }
+            declaredHere = name
+        }
+        let pointingBack = destination.relationships.filter { candidate in
+            guard let keyPath = candidate.inverse, candidate.destinationType == type else { return false }
+            return relationshipName(readBy: keyPath) == relationship.name
+        }
+        if let declaredHere {
+            if let other = pointingBack.first, other.name != declaredHere {
+                throw .mismatchedInverse(
+                    entity: name, property: relationship.name,
+                    reason: "it names \(destination.name).\(declaredHere) but \(destination.name).\(other.name) names it as its inverse")
+            }
+            return declaredHere
+        }
+        guard let other = pointingBack.first else {
+            throw .missingInverse(entity: name, property: relationship.name)
+        }
+        guard pointingBack.count == 1 else {
+            throw .mismatchedInverse(entity: name, property: relationship.name,
+                                     reason: "several relationships of \(destination.name) name it as their inverse")
+        }
+        return other.name
+    }
+}

@@ -1,0 +1,32 @@
+/// A model that cannot be built, naming the entity and the property at fault.
+public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Two entities have the same name.
+    case duplicateEntity(name: String)
+    /// An ``Attribute`` has a Swift type Coherence cannot store.
+    case unsupportedAttributeType(entity: String, property: String, type: String)
+    /// An attribute's initial value cannot be converted to its store form.
+    case invalidDefaultValue(entity: String, property: String, reason: String)
+    /// A relationship's destination entity is not part of the model.
+    case destinationNotInModel(entity: String, property: String, destination: String)
+    /// Neither side of a relationship declares its inverse.
+    case missingInverse(entity: String, property: String)
+    /// The declared inverse does not lead back to this relationship.
+    case mismatchedInverse(entity: String, property: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .duplicateEntity(let name):
+            "the model has two entities named \(name)"
+        case .unsupportedAttributeType(let entity, let property, let type):
+            "\(entity).\(property): an attribute cannot store values of type \(type); use a supported type, an optional of one, a RawRepresentable or a Codable type"
+        case .invalidDefaultValue(let entity, let property, let reason):
+            "\(entity).\(property): the initial value cannot be stored: \(reason)"
+        case .destinationNotInModel(let entity, let property, let destination):
+            "\(entity).\(property): the destination entity \(destination) is not in the model"
+        case .missingInverse(let entity, let property):
+            "\(entity).\(property): the relationship has no inverse; declare it with @Relationship(inverse:) on one side"
+        case .mismatchedInverse(let entity, let property, let reason):
+            "\(entity).\(property): the inverse does not match: \(reason)"
+        }
+    }
+}

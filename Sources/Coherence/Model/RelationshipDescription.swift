@@ -1,0 +1,91 @@
+/// One relationship of an entity, discovered from a ``Relationship`` property.
+public final class RelationshipDescription: Sendable, CustomStringConvertible {
+    /// The property name, as written in Swift.
+    public let name: String
+    /// The name of the destination entity.
+    public let destinationEntityName: String
+    /// The name of the inverse relationship on the destination entity.
+    public let inverseName: String
+    /// `true` for a to-many relationship (`Set<Destination>`).
+    public let isToMany: Bool
+    /// What deleting the source object does to the destination objects.
+    public let deleteRule: DeleteRule
+    /// The position of this property in the entity's snapshots.
+    let index: Int
+    /// The position of the inverse in the destination entity's snapshots.
+    let inverseIndex: Int
+    let destinationType: ManagedObject.Type
+    let access: any RelationshipAccess
+
+    init(name: String, index: Int, destinationType: ManagedObject.Type, destinationEntityName: String,
+         inverseName: String, inverseIndex: Int, isToMany: Bool, deleteRule: DeleteRule, access: any RelationshipAccess) {
+        self.name = name
+        self.index = index
+        self.destinationType = destinationType
+        self.destinationEntityName = destinationEntityName
+        self.inverseName = inverseName
+        self.inverseIndex = inverseIndex
+        self.isToMany = isToMany
+        self.deleteRule = deleteRule
+        self.access = access
+    }
+
+    public var description: String {
+        "\(name): \(isToMany ? "Set<\(destinationEntityName)>" : "\(destinationEntityName)?") (inverse \(inverseName), \(deleteRule))"
+    }
+}
+
+/// Reads and writes one relationship's destination IDs inside objects.
+protocol RelationshipAccess: Sendable {
+    func storage(of object: ManagedObject) -> RelationshipStorage
+    func setStorage(_ storage: RelationshipStorage, of object: ManagedObject)
+}
+
+/// The ``RelationshipAccess`` of a `Relationship<Value>` at a byte offset.
+struct RelationshipSlot<Value: RelationshipValue>: RelationshipAccess {
+    let offset: Int
+
+    @inline(__always)
+    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Relationship<Value>> {
+        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+            .advanced(by: offset)
+            .assumingMemoryBound(to: Relationship<Value>.self)
+    }
+
+    func storage(of object: ManagedObject) -> RelationshipStorage {
+        pointer(object).pointee.storage
+    }
+
+    func setStorage(_ storage: RelationshipStorage, of object: ManagedObject) {
+        pointer(object).pointee.storage = storage
+    }
+}
+
+/// What the model learns from one `@Relationship` field before inverses are resolved.
+struct DeclaredRelationship {
+    let name: String
+    let offset: Int
+    let destinationType: ManagedObject.Type
+    let isToMany: Bool
+    let deleteRule: DeleteRule
+    let inverse: AnyKeyPath?
+    let access: any RelationshipAccess
+}
+
+/// Implemented by ``Relationship`` so the model can describe its fields.
+protocol RelationshipWrapper {
+    static func declare(name: String, offset: Int, prototype: ManagedObject) -> DeclaredRelationship
+}
+
+extension Relationship: RelationshipWrapper {
+    static func declare(name: String, offset: Int, prototype: ManagedObject) -> DeclaredRelationship {
+        let wrapper = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
+            .advanced(by: offset)
+            .assumingMemoryBound(to: Relationship<Value>.self)
+            .pointee
+        return DeclaredRelationship(
+            name: name, offset: offset, destinationType: Value._destinationType, isToMany: Value._isToMany,
+            deleteRule: wrapper.deleteRule, inverse: wrapper.inverse, access: RelationshipSlot<Value>(offset: offset)
+        )
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// One property value as a store keeps it: the Sendable, type-erased form of an
+/// attribute value or of a relationship's destination object IDs.
+///
+/// Snapshots, save requests and committed values are made of `StoreValue`s, so
+/// they can cross queues. Attribute types map onto these cases as described by
+/// ``AttributeType``; a to-one relationship is `.objectID` or `.null`, a to-many
+/// relationship is `.objectIDs`.
+public enum StoreValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    case decimal(Decimal)
+    /// The destination of a to-one relationship.
+    case objectID(ManagedObjectID)
+    /// The destinations of a to-many relationship.
+    case objectIDs(Set<ManagedObjectID>)
+
+    /// A short name of the case, used in error messages.
+    var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "bool"
+        case .integer: "integer"
+        case .double: "double"
+        case .string: "string"
+        case .date: "date"
+        case .data: "data"
+        case .uuid: "uuid"
+        case .url: "url"
+        case .decimal: "decimal"
+        case .objectID: "objectID"
+        case .objectIDs: "objectIDs"
+        }
+    }
+
+    /// The object IDs this value refers to (empty for attribute values).
+    var referencedIDs: Set<ManagedObjectID> {
+        switch self {
+        case .objectID(let id): [id]
+        case .objectIDs(let ids): ids
+        default: []
+        }
+    }
+}

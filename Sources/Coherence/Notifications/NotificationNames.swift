@@ -1,0 +1,65 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Posted by ``processPendingChanges()`` when registered objects were
+    /// inserted, updated, deleted, refreshed or invalidated since the last
+    /// one, including changes that are never saved. The object is the
+    /// context; userInfo holds `Set<ManagedObject>`s under the non-empty
+    /// ``NotificationKey``s among `inserted`, `updated`, `deleted`,
+    /// `refreshed`, `invalidated` and `invalidatedAll`.
+    public static let didChangeObjectsNotification = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+
+    /// Posted at the start of ``save()``, before validation, when there is
+    /// something to save. No userInfo. Changes made by observers are saved too.
+    public static let willSaveObjectsNotification = Notification.Name("NSManagedObjectContextWillSaveNotification")
+
+    /// Posted after the store committed a save. userInfo holds the saved
+    /// objects as `Set<ManagedObject>` under `inserted`, `updated` and
+    /// `deleted`; inserted objects already have permanent IDs.
+    public static let didSaveObjectsNotification = Notification.Name("NSManagedObjectContextDidSaveNotification")
+
+    /// Posted after ``didSaveObjectsNotification`` with the same changes as
+    /// `Set<ManagedObjectID>` under `inserted_objectIDs`,
+    /// `updated_objectIDs` and `deleted_objectIDs`: safe to hand to any queue.
+    public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+
+    /// The userInfo keys of context notifications, with Core Data's raw values.
+    public enum NotificationKey: String, Sendable, CaseIterable {
+        case insertedObjects = "inserted"
+        case updatedObjects = "updated"
+        case deletedObjects = "deleted"
+        case refreshedObjects = "refreshed"
+        case invalidatedObjects = "invalidated"
+        case invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs = "inserted_objectIDs"
+        case updatedObjectIDs = "updated_objectIDs"
+        case deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        case invalidatedObjectIDs = "invalidated_objectIDs"
+    }
+}
+
+// Core Data's spellings, so that ported code compiles unchanged.
+extension Notification.Name {
+    /// Core Data's name for ``ManagedObjectContext/didChangeObjectsNotification``.
+    public static let NSManagedObjectContextObjectsDidChange = ManagedObjectContext.didChangeObjectsNotification
+    /// Core Data's name for ``ManagedObjectContext/willSaveObjectsNotification``.
+    public static let NSManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
+    /// Core Data's name for ``ManagedObjectContext/didSaveObjectsNotification``.
+    public static let NSManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
+    /// Core Data's name for ``ManagedObjectContext/didSaveObjectIDsNotification``.
+    public static let NSManagedObjectContextDidSaveObjectIDs = ManagedObjectContext.didSaveObjectIDsNotification
+}
+
+/// Core Data's key for inserted objects: `"inserted"`.
+public let NSInsertedObjectsKey = ManagedObjectContext.NotificationKey.insertedObjects.rawValue
+/// Core Data's key for updated objects: `"updated"`.
+public let NSUpdatedObjectsKey = ManagedObjectContext.NotificationKey.updatedObjects.rawValue
+/// Core Data's key for deleted objects: `"deleted"`.
+public let NSDeletedObjectsKey = ManagedObjectContext.NotificationKey.deletedObjects.rawValue
+/// Core Data's key for refreshed objects: `"refreshed"`.
+public let NSRefreshedObjectsKey = ManagedObjectContext.NotificationKey.refreshedObjects.rawValue
+/// Core Data's key for invalidated objects: `"invalidated"`.
+public let NSInvalidatedObjectsKey = ManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
+/// Core Data's key for the objects invalidated by `reset()`: `"invalidatedAll"`.
+public let NSInvalidatedAllObjectsKey = ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue

@@ -1,0 +1,173 @@
+import Foundation
+
+// The machinery behind property reads and writes: faulting, change tracking
+// and the debug-time queue check. Used by `Attribute` and `Relationship`.
+extension ManagedObject {
+    /// Whether a read must take the slow path: always in debug builds (for
+    /// the queue check), otherwise only for faults, invalidated objects and
+    /// prototypes.
+    final var _needsAccessCheck: Bool {
+        #if DEBUG
+        return true
+        #else
+        return _access.rawValue != 0
+        #endif
+    }
+
+    /// Prepares a property read: records it on a prototype, checks the queue,
+    /// fires a fault.
+    final func _prepareForRead(_ offset: () -> Int) {
+        if _access.contains(.prototype) {
+            _tracking?.recordedOffset = offset()
+            return
+        }
+        guard let context = _contextRef else {
+            if _access.contains(.fault) {
+                preconditionFailure("Coherence: cannot read \(Self.entityName) \(objectID): it was invalidated before its values were loaded (its context was reset or its deletion saved)")
+            }
+            return
+        }
+        #if DEBUG
+        context._assertOnQueue(touching: self)
+        #endif
+        if _access.contains(.fault) {
+            context._fulfillFault(self)
+        }
+    }
+
+    /// Prepares a property write at a wrapper's offset.
+    final func _prepareForWrite(offset: Int) {
+        if _access.contains(.prototype) { return }
+        guard let entity = _entity else {
+            precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
+            return
+        }
+        guard let index = entity.indexByOffset[offset] else {
+            preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
+        }
+        _prepareForWriteAt(index: index)
+    }
+
+    /// Prepares a write of property `index`: checks the object is usable,
+    /// fires a fault and records the old value for change tracking.
+    final func _prepareForWriteAt(index: Int) {
+        guard let context = _contextRef else {
+            precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
+            return
+        }
+        #if DEBUG
+        context._assertOnQueue(touching: self)
+        #endif
+        if _access.contains(.fault) { context._fulfillFault(self) }
+        context._recordWrite(of: self, property: index)
+    }
+
+    final func _trapMissingValue(offset: Int) -> Never {
+        let name = _entity?.indexByOffset[offset].map { _entity!.propertyName(at: $0) } ?? "attribute"
+        preconditionFailure("Coherence: \(Self.entityName).\(name) was read before it was set; it is declared without an initial value")
+    }
+
+    /// The objects a relationship's storage refers to, registered in this
+    /// object's context (as faults if not loaded yet).
+    final func _resolveIDs(_ ids: Set<ManagedObjectID>) -> [ManagedObject] {
+        guard let context = _contextRef, !ids.isEmpty else { return [] }
+        return ids.map { context.object(with: $0) }
+    }
+
+    final func _resolve(_ storage: RelationshipStorage) -> [ManagedObject] {
+        switch storage {
+        case .empty: []
+        case .one(let id): _contextRef.map { [$0.object(with: id)] } ?? []
+        case .many(let ids): _resolveIDs(ids)
+        }
+    }
+
+    /// Sets the relationship at a wrapper's offset, keeping inverses in sync.
+    final func _setRelationship(offset: Int, to objects: [ManagedObject]) {
+        if _access.contains(.prototype) { return }
+        guard let entity = _entity, let index = entity.indexByOffset[offset] else {
+            preconditionFailure("Coherence: insert this \(Self.entityName) into a context before setting its relationships")
+        }
+        _setRelationship(index: index, to: objects)
+    }
+
+    final func _setRelationship(index: Int, to objects: [ManagedObject]) {
+        guard let context = _contextRef else {
+            preconditionFailure("Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object belongs to no context (never inserted, or invalidated)")
+        }
+        #if DEBUG
+        context._assertOnQueue(touching: self)
+        #endif
+        if _access.contains(.fault) { context._fulfillFault(self) }
+        context._setRelationship(of: self, index: index, to: objects)
+    }
+
+    // MARK: Prototypes
+
+    final func _becomePrototype() {
+        _access.insert(.prototype)
+        _tracking = ObjectTracking()
+    }
+
+    /// The offset of the wrapped property that reading `keyPath` reaches.
+    final func _recordedOffset(reading keyPath: AnyKeyPath) -> Int? {
+        _tracking?.recordedOffset = nil
+        _ = self[keyPath: keyPath]
+        return _tracking?.recordedOffset
+    }
+
+    // MARK: Values in store form
+
+    /// The current value of property `index` in store form; `nil` for an
+    /// attribute without a value (or one whose value cannot be encoded).
+    final func _currentStoreValue(at index: Int, entity: EntityDescription) -> StoreValue? {
+        if let relationship = entity.relationship(at: index) {
+            return relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany)
+        }
+        return try? entity.attributes[index].access.storeValue(of: self)
+    }
+
+    /// The committed value of property `index`, if the object has a snapshot.
+    final func _committedStoreValue(at index: Int) -> StoreValue? {
+        _snapshot?.values[index]
+    }
+
+    /// The current values of all properties, in store form.
+    final func _storeValues(entity: EntityDescription) throws -> [StoreValue] {
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.propertyCount)
+        for attribute in entity.attributes {
+            values.append(try attribute.access.storeValue(of: self) ?? .null)
+        }
+        for relationship in entity.relationships {
+            values.append(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany))
+        }
+        return values
+    }
+
+    /// Writes store values into the properties, without change tracking.
+    final func _apply(values: [StoreValue], entity: EntityDescription) {
+        for attribute in entity.attributes {
+            do {
+                try attribute.access.setStoreValue(values[attribute.index], of: self)
+            } catch {
+                preconditionFailure("Coherence: the store holds a value for \(entity.name).\(attribute.name) that cannot be read: \(error)")
+            }
+        }
+        for relationship in entity.relationships {
+            relationship.access.setStorage(
+                RelationshipStorage(ids: values[relationship.index].referencedIDs, isToMany: relationship.isToMany), of: self)
+        }
+    }
+
+    /// The Swift form of a store value of property `index`.
+    final func _swiftValue(_ value: StoreValue, at index: Int, entity: EntityDescription) -> Any {
+        if let relationship = entity.relationship(at: index) {
+            let objects = _resolveIDs(value.referencedIDs)
+            if relationship.isToMany { return Set(objects) }
+            return objects.first ?? NSNull()
+        }
+        if value == .null { return NSNull() }
+        return (try? entity.attributes[index].access.swiftValue(value)) ?? NSNull()
+    }
+}

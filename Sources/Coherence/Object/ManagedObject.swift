@@ -1,0 +1,227 @@
+import Foundation
+
+/// The base class of every entity's objects.
+///
+/// Declare an entity as a `final class` with ``Attribute`` and
+/// ``Relationship`` properties, and create objects with `init(context:)`:
+///
+/// ```swift
+/// final class FeedItem: ManagedObject {
+///     @Attribute var title = ""
+///     @Attribute var read = false
+///     @Relationship var server: Server?
+/// }
+/// let item = FeedItem(context: context)
+/// ```
+///
+/// An object belongs to one context and, like its context, to that context's
+/// queue: use it only inside the context's `perform` blocks (or on the main
+/// queue for a main-queue context). `ManagedObject` is deliberately not
+/// `Sendable`; hand ``objectID`` to other queues instead. Debug builds stop the
+/// program with a message naming the entity and the context when an object is
+/// touched off its context's queue.
+///
+/// Equality is identity: one context holds at most one object per
+/// ``ManagedObjectID``.
+open class ManagedObject: Hashable, CustomStringConvertible {
+    final var _id: ManagedObjectID?
+    /// The owning context. Cleared by the context when it unregisters the
+    /// object or is deinitialized, so it never dangles.
+    final unowned(unsafe) var _contextRef: ManagedObjectContext?
+    final var _entity: EntityDescription?
+    /// The last committed values, shared with the store's row cache.
+    final var _snapshot: Snapshot?
+    final var _access: AccessState = []
+    final var _lifecycle: LifecycleState = []
+    final var _tracking: ObjectTracking?
+
+    /// Creates an object that belongs to no context yet. Prefer
+    /// ``init(context:)``; an object created this way joins a context with
+    /// ``ManagedObjectContext/insert(_:)``. Subclasses inherit this
+    /// initializer; Coherence also uses it to create fetched objects.
+    public required init() {}
+
+    /// Creates an object and inserts it into `context`, which calls
+    /// ``awakeFromInsert()``.
+    public convenience init(context: ManagedObjectContext) {
+        self.init()
+        context.insert(self)
+    }
+
+    /// The entity name of this class: the class name unless overridden.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    // MARK: Identity and state
+
+    /// The object's ID: temporary until the object is saved, permanent after.
+    public final var objectID: ManagedObjectID {
+        if let id = _id { return id }
+        let id = ManagedObjectID.temporary(for: type(of: self))
+        _id = id
+        return id
+    }
+
+    /// The context the object belongs to; `nil` before insertion and after the
+    /// object was invalidated (its context was reset, or it was deleted and
+    /// the deletion saved).
+    public final var managedObjectContext: ManagedObjectContext? { _contextRef }
+
+    /// The object's entity, once it belongs to a context.
+    public final var entity: EntityDescription? { _entity }
+
+    /// Whether the object was inserted and the insertion is not saved yet.
+    public final var isInserted: Bool { _lifecycle.contains(.inserted) }
+
+    /// Whether the object will be deleted at the next save.
+    public final var isDeleted: Bool { _lifecycle.contains(.deleted) }
+
+    /// Whether the object's values have not been loaded yet. Reading any
+    /// property loads them ("fires the fault").
+    public final var isFault: Bool { _access.contains(.fault) }
+
+    /// Whether the object is saved and has property values that differ from
+    /// the committed ones. A change that was undone does not count.
+    public final var isUpdated: Bool {
+        guard _contextRef != nil, _lifecycle.isEmpty else { return false }
+        return _hasChangedValues
+    }
+
+    /// Whether the object is inserted, deleted or updated.
+    public final var hasChanges: Bool {
+        guard _contextRef != nil else { return false }
+        return !_lifecycle.isEmpty || _hasChangedValues
+    }
+
+    final var _hasChangedValues: Bool {
+        guard let tracking = _tracking, let entity = _entity else { return false }
+        return tracking.changedProperties.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
+    }
+
+    /// The properties whose values differ from the committed ones, by name.
+    /// For an inserted object, every property that has a value. Attribute
+    /// values are their Swift values, to-one relationships the related object,
+    /// to-many relationships a `Set<ManagedObject>`; `nil` is `NSNull()`.
+    public final func changedValues() -> [String: Any] {
+        guard let entity = _entity, _contextRef != nil else { return [:] }
+        var result: [String: Any] = [:]
+        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_tracking?.changedProperties ?? [])
+        for index in indexes {
+            guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
+            if !isInserted, current == _committedStoreValue(at: index) { continue }
+            result[entity.propertyName(at: index)] = _swiftValue(current, at: index, entity: entity)
+        }
+        return result
+    }
+
+    /// The last saved values of the named properties (all properties for
+    /// `nil`), in the form ``changedValues()`` uses. Empty for an object that
+    /// was never saved.
+    public final func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        guard let entity = _entity, let snapshot = _snapshot ?? _contextRef?._committedSnapshot(of: self) else { return [:] }
+        var result: [String: Any] = [:]
+        for name in keys ?? entity.propertyNames {
+            guard let index = entity.indexByName[name] else { continue }
+            result[name] = _swiftValue(snapshot.values[index], at: index, entity: entity)
+        }
+        return result
+    }
+
+    /// The value of the named property, in the form ``changedValues()`` uses,
+    /// or `nil` if the entity has no such property.
+    public final func value(forKey key: String) -> Any? {
+        guard let entity = _entity, let index = entity.indexByName[key] else { return nil }
+        _prepareForRead { 0 }
+        if let relationship = entity.relationship(at: index) {
+            return _swiftValue(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany), at: index, entity: entity)
+        }
+        return entity.attributes[index].access.currentSwiftValue(of: self) ?? NSNull()
+    }
+
+    /// Sets the named attribute or relationship, with change tracking, like
+    /// assigning the property.
+    /// - Parameter value: a value of the attribute's Swift type, a
+    ///   `ManagedObject` (or `nil`) for a to-one relationship, a sequence of
+    ///   `ManagedObject`s for a to-many relationship.
+    /// - Throws: ``ContextError/objectInvalidated(entity:)`` for an object
+    ///   whose context was reset or whose deletion was saved,
+    ///   ``ContextError/unknownProperty(entity:property:)``,
+    ///   ``ContextError/typeMismatch(entity:property:expected:)``.
+    public final func setValue(_ value: Any?, forKey key: String) throws(ContextError) {
+        guard !_access.contains(.invalidated) else { throw .objectInvalidated(entity: Self.entityName) }
+        guard let entity = _entity else { throw .objectNotInContext(entity: Self.entityName) }
+        guard let index = entity.indexByName[key] else { throw .unknownProperty(entity: entity.name, property: key) }
+        if let relationship = entity.relationship(at: index) {
+            let objects: [ManagedObject]
+            if value == nil || value is NSNull, !relationship.isToMany {
+                objects = []
+            } else if let object = value as? ManagedObject, !relationship.isToMany {
+                objects = [object]
+            } else if let sequence = value as? any Sequence, relationship.isToMany,
+                      let typed = Array(sequence) as? [ManagedObject] {
+                objects = typed
+            } else {
+                throw .typeMismatch(entity: entity.name, property: key,
+                                    expected: relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?")
+            }
+            _setRelationship(index: index, to: objects)
+            return
+        }
+        let attribute = entity.attributes[index]
+        _prepareForWriteAt(index: index)
+        guard attribute.access.setSwiftValue(value is NSNull ? nil : value, of: self) else {
+            throw .typeMismatch(entity: entity.name, property: key, expected: "\(attribute.attributeType)")
+        }
+    }
+
+    // MARK: Lifecycle hooks
+
+    /// Called once, when the object is inserted into a context. Set initial
+    /// values that depend on the moment of insertion here.
+    open func awakeFromInsert() {}
+
+    /// Called when the object's values are loaded from the store (when a fault
+    /// fires, including objects returned by a fetch).
+    open func awakeFromFetch() {}
+
+    /// Called for each inserted, updated and deleted object during a save,
+    /// after the willSave notification and before validation. Changes made
+    /// here are saved too.
+    open func willSave() {}
+
+    /// Called for each saved object after the store committed, before the
+    /// didSave notification.
+    open func didSave() {}
+
+    /// Called when the context applies the deletion of this object (in
+    /// `processPendingChanges()`), before the delete rules run.
+    open func prepareForDeletion() {}
+
+    /// Called before the object turns into a fault: on `refresh`, on
+    /// `reset()`, and after its deletion was saved. Stop observing here.
+    open func willTurnIntoFault() {}
+
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Hashable, description
+
+    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool {
+        lhs === rhs
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    open var description: String {
+        var state: [String] = []
+        if isFault { state.append("fault") }
+        if isInserted { state.append("inserted") }
+        if isDeleted { state.append("deleted") }
+        if _access.contains(.invalidated) { state.append("invalidated") }
+        let suffix = state.isEmpty ? "" : " (\(state.joined(separator: ", ")))"
+        return "<\(Self.entityName) \(objectID)\(suffix)>"
+    }
+}

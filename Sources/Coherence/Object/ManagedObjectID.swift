@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// The identity of one object, valid across contexts and queues.
+///
+/// An ID is temporary until its object is first saved to a store (or until
+/// ``ManagedObjectContext/obtainPermanentIDs(for:)``), permanent after. A
+/// temporary ID and the permanent ID that replaces it are different IDs, as in
+/// Core Data: use the object's ``ManagedObject/objectID`` after the save.
+///
+/// IDs are `Sendable` and `Hashable`: hand them to other queues and resolve
+/// them there with ``ManagedObjectContext/object(with:)`` or
+/// ``ManagedObjectContext/existingObject(with:)``. A permanent ID also has a
+/// URI form that survives the process (``uriRepresentation()``).
+public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
+    /// The class of the object.
+    let objectClass: ManagedObject.Type
+    /// The identifier of the store that holds the object, or `nil` while the
+    /// ID is temporary.
+    public let storeIdentifier: String?
+    /// The row key in the store; for temporary IDs a process-unique number.
+    let key: Int64
+
+    init(objectClass: ManagedObject.Type, storeIdentifier: String?, key: Int64) {
+        self.objectClass = objectClass
+        self.storeIdentifier = storeIdentifier
+        self.key = key
+    }
+
+    /// A permanent ID, for store implementations: the object of `entity` with
+    /// primary key `primaryKey` in the store `storeIdentifier`.
+    public init(entity: EntityDescription, storeIdentifier: String, primaryKey: Int64) {
+        self.init(objectClass: entity.managedObjectClass, storeIdentifier: storeIdentifier, key: primaryKey)
+    }
+
+    /// A new temporary ID for an object of `objectClass`.
+    static func temporary(for objectClass: ManagedObject.Type) -> ManagedObjectID {
+        ManagedObjectID(objectClass: objectClass, storeIdentifier: nil, key: temporaryKeys.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// Whether the object has not been saved to a store yet.
+    public var isTemporaryID: Bool { storeIdentifier == nil }
+
+    /// The object's primary key in its store, or `nil` for a temporary ID.
+    public var primaryKey: Int64? { isTemporaryID ? nil : key }
+
+    /// The name of the object's entity.
+    public var entityName: String { objectClass.entityName }
+
+    /// The URI form: `x-coherence://<store identifier>/<Entity>/p<key>` for a
+    /// permanent ID, `x-coherence:///<Entity>/t<number>` for a temporary one.
+    /// A permanent ID's URI resolves again with
+    /// ``PersistentStoreCoordinator/managedObjectID(forURIRepresentation:)``.
+    public func uriRepresentation() -> URL {
+        let text = if let storeIdentifier {
+            "\(Self.uriScheme)://\(storeIdentifier)/\(entityName)/p\(key)"
+        } else {
+            "\(Self.uriScheme):///\(entityName)/t\(key)"
+        }
+        return URL(string: text)!
+    }
+
+    static let uriScheme = "x-coherence"
+
+    public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
+        lhs.key == rhs.key && lhs.objectClass == rhs.objectClass && lhs.storeIdentifier == rhs.storeIdentifier
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(ObjectIdentifier(objectClass))
+    }
+
+    public var description: String {
+        uriRepresentation().absoluteString
+    }
+}
+
+/// Source of temporary keys: unique within the process, never reused.
+private let temporaryKeys = Atomic<Int64>(0)
+

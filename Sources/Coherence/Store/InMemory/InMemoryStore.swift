@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+
+/// A store that keeps its rows in memory for the life of the coordinator.
+/// Useful for tests, previews and caches; nothing survives the process.
+///
+/// **Complexity:** reading one object is O(1); reading an entity is O(n) in
+/// its objects; a save is O(changes).
+public final class InMemoryStore: PersistentStore {
+    public let identifier: String
+    public var type: String { "InMemory" }
+
+    private struct Table {
+        var rows: [Int64: Snapshot] = [:]
+        var nextKey: Int64 = 1
+    }
+
+    /// Rows by entity name.
+    private let tables = Mutex<[String: Table]>([:])
+
+    /// Creates an empty store.
+    public init(identifier: String = UUID().uuidString) {
+        self.identifier = identifier
+    }
+
+    public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        guard objectID.storeIdentifier == identifier else { return nil }
+        return tables.withLock { $0[objectID.entityName]?.rows[objectID.key] }
+    }
+
+    public func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        tables.withLock { tables in
+            guard let table = tables[entity.name] else { return [] }
+            return table.rows.keys.sorted().map { table.rows[$0]! }
+        }
+    }
+
+    public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
+        tables.withLock { tables in
+            zip(objectIDs, entities).map { id, entity in
+                if !id.isTemporaryID { return id }
+                let key = tables[entity.name, default: Table()].nextKey
+                tables[entity.name, default: Table()].nextKey += 1
+                return ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)
+            }
+        }
+    }
+
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try tables.withLock { tables in
+            // Check everything before changing anything.
+            for update in request.updated {
+                guard update.objectID.storeIdentifier == identifier,
+                      tables[update.entity.name]?.rows[update.objectID.key] != nil else {
+                    throw StoreError.objectNotFound(update.objectID)
+                }
+            }
+            var result = StoreSaveResult()
+            for insert in request.inserted {
+                if insert.objectID.isTemporaryID {
+                    let key = tables[insert.entity.name, default: Table()].nextKey
+                    tables[insert.entity.name, default: Table()].nextKey += 1
+                    result.permanentIDs[insert.objectID] = ManagedObjectID(
+                        entity: insert.entity, storeIdentifier: identifier, primaryKey: key)
+                } else if insert.objectID.storeIdentifier != identifier {
+                    throw StoreError.objectNotFound(insert.objectID)
+                }
+            }
+            let mapping = result.permanentIDs
+            for insert in request.inserted {
+                let id = mapping[insert.objectID] ?? insert.objectID
+                let snapshot = Snapshot(objectID: id, values: insert.values.map { $0.remapped(mapping) }, version: 1)
+                tables[insert.entity.name, default: Table()].rows[id.key] = snapshot
+                result.snapshots[id] = snapshot
+            }
+            for update in request.updated {
+                let old = tables[update.entity.name]!.rows[update.objectID.key]!
+                let snapshot = Snapshot(objectID: update.objectID, values: update.values.map { $0.remapped(mapping) },
+                                        version: old.version + 1)
+                tables[update.entity.name]!.rows[update.objectID.key] = snapshot
+                result.snapshots[update.objectID] = snapshot
+            }
+            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+                tables[delete.entity.name]?.rows[delete.objectID.key] = nil
+            }
+            return result
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// Where committed objects live. A coordinator holds one or more stores and
+/// serializes their saves; contexts never talk to a store directly.
+///
+/// A store keeps rows as ``Snapshot``s keyed by permanent ``ManagedObjectID``s
+/// it issues itself. Every method may be called from any thread.
+public protocol PersistentStore: AnyObject, Sendable {
+    /// A unique identifier, part of the permanent IDs and their URIs.
+    var identifier: String { get }
+    /// The kind of store, for messages ("InMemory", "SQLite").
+    var type: String { get }
+
+    /// The committed snapshot of one object, or `nil` if the store has no such object.
+    func snapshot(for objectID: ManagedObjectID) throws -> Snapshot?
+    /// The committed snapshots of every object of `entity`.
+    func snapshots(of entity: EntityDescription) throws -> [Snapshot]
+    /// Reserves permanent IDs for objects that are not saved yet, in order.
+    func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID]
+    /// Applies one save atomically: all of it or, when it throws, none of it.
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+}
+
+/// The changes of one context save, as the store sees them. Values may refer
+/// to the temporary IDs of objects inserted by the same save.
+public struct StoreSaveRequest: Sendable {
+    public struct Insert: Sendable {
+        /// Temporary, or permanent if reserved with `permanentIDs(for:)`.
+        public let objectID: ManagedObjectID
+        public let entity: EntityDescription
+        public let values: [StoreValue]
+    }
+
+    public struct Update: Sendable {
+        public let objectID: ManagedObjectID
+        public let entity: EntityDescription
+        public let values: [StoreValue]
+        /// The version the context read; the store has moved on if it differs.
+        public let baseVersion: Int64
+    }
+
+    public struct Delete: Sendable {
+        public let objectID: ManagedObjectID
+        public let entity: EntityDescription
+    }
+
+    public var inserted: [Insert] = []
+    public var updated: [Update] = []
+    public var deleted: [Delete] = []
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// What a store hands back from a save.
+public struct StoreSaveResult: Sendable {
+    /// The permanent ID of each inserted object that had a temporary one.
+    public var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The new snapshot of each inserted and updated object, by permanent ID.
+    public var snapshots: [ManagedObjectID: Snapshot] = [:]
+
+    public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], snapshots: [ManagedObjectID: Snapshot] = [:]) {
+        self.permanentIDs = permanentIDs
+        self.snapshots = snapshots
+    }
+}
+
+extension StoreValue {
+    /// The value with every object ID replaced through `mapping`.
+    func remapped(_ mapping: [ManagedObjectID: ManagedObjectID]) -> StoreValue {
+        switch self {
+        case .objectID(let id): .objectID(mapping[id] ?? id)
+        case .objectIDs(let ids): .objectIDs(Set(ids.map { mapping[$0] ?? $0 }))
+        default: self
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Synchronization
+
+/// Connects contexts to the stores of one model, and serializes saves.
+///
+/// All methods may be called from any thread. Contexts read committed
+/// snapshots through the coordinator; a save goes to the store as one atomic
+/// unit.
+public final class PersistentStoreCoordinator: Sendable {
+    /// The model of every store and context of this coordinator.
+    public let managedObjectModel: ManagedObjectModel
+    private let stores = Mutex<[any PersistentStore]>([])
+    /// Held for the length of a save, so saves apply one after another.
+    private let saveLock = Mutex<Void>(())
+
+    /// Creates a coordinator with no store loaded.
+    public init(managedObjectModel: ManagedObjectModel) {
+        self.managedObjectModel = managedObjectModel
+    }
+
+    /// The loaded stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] {
+        stores.withLock { $0 }
+    }
+
+    /// Loads the store a description names.
+    /// - Throws: ``StoreError`` when the store cannot be opened.
+    @discardableResult
+    public func addPersistentStore(_ description: PersistentStoreDescription) throws -> any PersistentStore {
+        let store: any PersistentStore
+        switch description.kind {
+        case .inMemory:
+            store = InMemoryStore()
+        }
+        try addPersistentStore(store)
+        return store
+    }
+
+    /// Adds a store that is already open.
+    /// - Throws: ``StoreError/duplicateStore(_:)`` if a store with the same identifier is loaded.
+    public func addPersistentStore(_ store: any PersistentStore) throws {
+        try stores.withLock { stores in
+            guard !stores.contains(where: { $0.identifier == store.identifier }) else {
+                throw StoreError.duplicateStore(store.identifier)
+            }
+            stores.append(store)
+        }
+    }
+
+    /// The ID that a URI from ``ManagedObjectID/uriRepresentation()`` names,
+    /// or `nil` if it names no loaded store, no entity of the model, or a
+    /// temporary ID.
+    public func managedObjectID(forURIRepresentation url: URL) -> ManagedObjectID? {
+        guard url.scheme == ManagedObjectID.uriScheme, let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/")
+        guard parts.count == 2, let entity = managedObjectModel.entitiesByName[String(parts[0])],
+              parts[1].first == "p", let key = Int64(parts[1].dropFirst()),
+              persistentStores.contains(where: { $0.identifier == host }) else { return nil }
+        return ManagedObjectID(entity: entity, storeIdentifier: host, primaryKey: key)
+    }
+
+    // MARK: Used by contexts
+
+    /// The store that holds `objectID`, or the first store for a temporary ID.
+    func store(for objectID: ManagedObjectID) throws -> any PersistentStore {
+        let stores = persistentStores
+        guard let first = stores.first else { throw StoreError.noPersistentStore }
+        guard let identifier = objectID.storeIdentifier else { return first }
+        guard let store = stores.first(where: { $0.identifier == identifier }) else {
+            throw StoreError.objectNotFound(objectID)
+        }
+        return store
+    }
+
+    func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        guard !objectID.isTemporaryID else { return nil }
+        return try store(for: objectID).snapshot(for: objectID)
+    }
+
+    func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        try persistentStores.flatMap { try $0.snapshots(of: entity) }
+    }
+
+    func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
+        guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
+        return try store.permanentIDs(for: objectIDs, entities: entities)
+    }
+
+    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
+        return try saveLock.withLock { _ in try store.save(request) }
+    }
+}
