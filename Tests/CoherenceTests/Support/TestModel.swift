@@ -1,0 +1,173 @@
+import Coherence
+import Foundation
+import Synchronization
+
+/// The seed articles' feed server.
+final class Server: ManagedObject {
+    @Attribute var name = ""
+    @Attribute var unreadCount = 0
+    @Relationship(inverse: \FeedItem.server, deleteRule: .cascade)
+    var feedItems: Set<FeedItem>
+}
+
+/// One item of a feed.
+final class FeedItem: ManagedObject {
+    @Attribute var title = ""
+    @Attribute var read = false
+    @Relationship var server: Server?
+}
+
+/// Records the lifecycle hooks Coherence calls.
+final class Tracked: ManagedObject {
+    @Attribute var name = ""
+    @Attribute var createdAt: Date?
+    var calls: [String] = []
+
+    override func awakeFromInsert() { calls.append("awakeFromInsert"); createdAt = Date(timeIntervalSince1970: 42) }
+    override func awakeFromFetch() { calls.append("awakeFromFetch") }
+    override func willSave() { calls.append("willSave") }
+    override func didSave() { calls.append("didSave") }
+    override func prepareForDeletion() { calls.append("prepareForDeletion") }
+    override func willTurnIntoFault() { calls.append("willTurnIntoFault") }
+    override func didTurnIntoFault() { calls.append("didTurnIntoFault") }
+}
+
+enum Priority: String, Codable, Sendable {
+    case low, high
+}
+
+enum Level: Int16, Sendable {
+    case one = 1, two = 2
+}
+
+struct Address: Codable, Hashable, Sendable {
+    var street: String
+    var zip: Int
+}
+
+/// One attribute of every supported kind.
+final class Sample: ManagedObject {
+    @Attribute var flag = false
+    @Attribute var int = 0
+    @Attribute var int16: Int16 = 0
+    @Attribute var int32: Int32 = 0
+    @Attribute var int64: Int64 = 0
+    @Attribute var double = 0.0
+    @Attribute var float: Float = 0
+    @Attribute var string = ""
+    @Attribute var date = Date(timeIntervalSince1970: 0)
+    @Attribute var data = Data()
+    @Attribute var uuid = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
+    @Attribute var url = URL(string: "https://example.com")!
+    @Attribute var decimal = Decimal(0)
+    @Attribute var optionalString: String?
+    @Attribute var optionalInt: Int? = 7
+    @Attribute var priority = Priority.low
+    @Attribute var level: Level?
+    @Attribute var address = Address(street: "Main", zip: 1)
+    /// Required: declared without an initial value.
+    @Attribute var code: String
+    /// Not modeled: a plain stored property.
+    var transientNote = "not stored"
+}
+
+/// A department that may not be deleted while it has employees.
+final class Department: ManagedObject {
+    @Attribute var name = ""
+    @Relationship(inverse: \Employee.department, deleteRule: .deny)
+    var employees: Set<Employee>
+}
+
+final class Employee: ManagedObject {
+    @Attribute var name = ""
+    @Relationship var department: Department?
+    @Relationship(inverse: \Employee.mentees) var mentor: Employee?
+    @Relationship var mentees: Set<Employee>
+    @Relationship(inverse: \Badge.owner, deleteRule: .noAction) var badge: Badge?
+}
+
+/// One-to-one with Employee.
+final class Badge: ManagedObject {
+    @Attribute var number = 0
+    @Relationship var owner: Employee?
+}
+
+/// Many-to-many.
+final class Article: ManagedObject {
+    @Attribute var title = ""
+    @Relationship(inverse: \Tag.articles) var tags: Set<Tag>
+}
+
+final class Tag: ManagedObject {
+    @Attribute var label = ""
+    @Relationship var articles: Set<Article>
+}
+
+enum TestStack {
+    static let entities: [ManagedObject.Type] = [
+        Server.self, FeedItem.self, Tracked.self, Sample.self, Department.self, Employee.self, Badge.self,
+        Article.self, Tag.self,
+    ]
+
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel(entities: entities)
+    }
+
+    static func coordinator() throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
+        try coordinator.addPersistentStore(.inMemory)
+        return coordinator
+    }
+
+    /// A private-queue context on a new in-memory store.
+    static func context(name: String? = nil) throws -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
+        context.name = name
+        return context
+    }
+}
+
+/// Collects the typed notifications one context posts, on its queue.
+final class ChangeLog {
+    private(set) var changes: [ObjectsDidChange] = []
+    private(set) var saves: [ContextDidSave] = []
+    private(set) var willSaves = 0
+    private var tokens: [ContextObservation] = []
+
+    init(_ context: ManagedObjectContext) {
+        tokens.append(context.addObserver(for: ObjectsDidChange.self) { [unowned self] in changes.append($0) })
+        tokens.append(context.addObserver(for: ContextDidSave.self) { [unowned self] in saves.append($0) })
+        tokens.append(context.addObserver(for: ContextWillSave.self) { [unowned self] _ in willSaves += 1 })
+    }
+
+    var last: ObjectsDidChange? { changes.last }
+
+    func clear() {
+        changes = []
+        saves = []
+        willSaves = 0
+    }
+}
+
+/// Counts Foundation notifications from `NotificationCenter.default`, from any thread.
+final class NotificationCounter: Sendable {
+    private final class Count: Sendable {
+        let value = Mutex(0)
+    }
+
+    private let counted = Count()
+    nonisolated(unsafe) private var token: (any NSObjectProtocol)?
+
+    init(_ name: Notification.Name, object: AnyObject?) {
+        let counted = self.counted
+        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { _ in
+            counted.value.withLock { $0 += 1 }
+        }
+    }
+
+    var count: Int { counted.value.withLock { $0 } }
+
+    deinit {
+        if let token { NotificationCenter.default.removeObserver(token) }
+    }
+}
