@@ -13,8 +13,9 @@ extension ManagedObjectContext {
     ///   object without changes turns into a fault.
     ///
     /// The object is reported under `refreshed` in the next
-    /// didChangeObjects notification. Inserted and deleted objects, and
-    /// objects of other contexts, are left alone.
+    /// didChangeObjects notification. An object no longer in the store is
+    /// invalidated instead and reported under `invalidated`. Inserted and
+    /// deleted objects, and objects of other contexts, are left alone.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
@@ -23,17 +24,24 @@ extension ManagedObjectContext {
             return
         }
         let latest = try? coordinator.snapshot(for: object.objectID)
+        if latest == nil {
+            // Deleted from the store by someone else: nothing to refresh from.
+            invalidate(object, notify: true)
+            tracker.changed.remove(object)
+            tracker.pendingTouched.remove(object)
+            tracker.pendingInvalidated.insert(object)
+            return
+        }
         let changed = object._tracking?.changedProperties.filter {
             object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
         } ?? []
         if mergeChanges, !changed.isEmpty {
-            guard let latest else { return }
             for index in 0..<entity.propertyCount where !changed.contains(index) {
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
-                        RelationshipStorage(ids: latest.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
+                        RelationshipStorage(ids: latest!.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
                 } else {
-                    try? entity.attributes[index].access.setStoreValue(latest.values[index], of: object)
+                    try? entity.attributes[index].access.setStoreValue(latest!.values[index], of: object)
                 }
             }
             object._snapshot = latest
