@@ -74,8 +74,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             queue = .main
         case .privateQueue:
             queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
-            queue.setSpecific(key: queueKey, value: true)
         }
+        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// A context on `context`'s queue that sees only committed values.
@@ -113,11 +113,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // MARK: Queues
 
     /// Whether the calling code runs on this context's queue.
+    ///
+    /// For a main-queue context both the main thread and any thread draining
+    /// the main queue count: on Linux, after `dispatchMain()` the main queue
+    /// (and with it the main actor) runs on a thread that is not the main thread.
     var isOnQueue: Bool {
-        switch concurrencyType {
-        case .mainQueue: Thread.isMainThread
-        case .privateQueue: DispatchQueue.getSpecific(key: queueKey) == true
-        }
+        if DispatchQueue.getSpecific(key: queueKey) == true { return true }
+        return concurrencyType == .mainQueue && Thread.isMainThread
     }
 
     func _assertOnQueue(touching object: ManagedObject) {
