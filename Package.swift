@@ -1,5 +1,9 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
+
+/// Our own targets build with every warning as an error (dependencies keep
+/// their own settings).
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "Coherence",
@@ -11,17 +15,20 @@ let package = Package(
     targets: [
         .target(
             name: "Coherence",
-            path: "Sources/Coherence"
+            path: "Sources/Coherence",
+            swiftSettings: strict
         ),
         .executableTarget(
             name: "zeader",
             dependencies: ["Coherence"],
-            path: "Examples/zeader"
+            path: "Examples/zeader",
+            swiftSettings: strict
         ),
         .testTarget(
             name: "CoherenceTests",
             dependencies: ["Coherence"],
-            path: "Tests/CoherenceTests"
+            path: "Tests/CoherenceTests",
+            swiftSettings: strict
         ),
     ],
     swiftLanguageModes: [.v6]

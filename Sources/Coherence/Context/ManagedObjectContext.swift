@@ -146,6 +146,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Runs `block` on the context's queue and returns its result. Only
     /// `Sendable` results leave the queue: return object IDs, not objects.
     /// Pending changes are processed (and announced) when the block ends.
+    @discardableResult
     public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             queue.async {
@@ -160,6 +161,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Runs `block` on the context's queue and waits for it. Called on the
     /// queue already, it runs `block` at once. Pending changes are processed
     /// (and announced) when the block ends.
+    @discardableResult
     public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         if isOnQueue {
             let result = Result { () throws(E) -> T in try block() }

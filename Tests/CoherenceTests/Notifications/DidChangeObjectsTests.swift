@@ -139,7 +139,7 @@ struct DidChangeObjectsTests {
         let counter = NotificationCounter(ManagedObjectContext.didChangeObjectsNotification, object: context)
         context.performAndWait { _ = Server(context: context) }
         #expect(counter.count == 1)
-        try await context.perform { _ = Server(context: context) }
+        await context.perform { _ = Server(context: context) }
         #expect(counter.count == 2)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             context.perform { _ = Server(context: context) }

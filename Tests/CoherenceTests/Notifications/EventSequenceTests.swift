@@ -15,7 +15,7 @@ struct EventSequenceTests {
         }
         let first = try #require(await iterator.next())
         #expect(first.inserted == [id])
-        try await context.perform {
+        await context.perform {
             (context.object(with: id) as! Server).name = "renamed"
         }
         let second = try #require(await iterator.next())
@@ -43,13 +43,13 @@ struct EventSequenceTests {
         let context = try TestStack.context()
         do {
             var iterator = context.events(for: ObjectsDidChange.self).makeAsyncIterator()
-            try await context.perform { _ = Server(context: context) }
+            await context.perform { _ = Server(context: context) }
             #expect(await iterator.next() != nil)
         }
         // The stream was released; posting again must not reach it, and
         // nothing else observes: a fresh sequence sees only its own events.
         var fresh = context.events(for: ObjectsDidChange.self).makeAsyncIterator()
-        try await context.perform { _ = Server(context: context) }
+        await context.perform { _ = Server(context: context) }
         let event = try #require(await fresh.next())
         #expect(event.inserted.count == 1)
     }
