@@ -12,9 +12,13 @@ let package = Package(
         .library(name: "Coherence", targets: ["Coherence"]),
         .executable(name: "zeader", targets: ["zeader"]),
     ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
     targets: [
         .target(
             name: "Coherence",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             path: "Sources/Coherence",
             swiftSettings: strict
         ),

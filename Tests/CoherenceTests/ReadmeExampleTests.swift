@@ -8,6 +8,7 @@ struct ReadmeExampleTests {
     @Test func shortExampleWorksAsWritten() async throws {
         let model = try ManagedObjectModel(entities: [Server.self, FeedItem.self])
         let container = PersistentContainer(name: "Zeader", managedObjectModel: model)
+        container.persistentStoreDescriptions = [.sqlite(TestFiles.newURL("Zeader.sqlite"))]
         try container.loadPersistentStores()
 
         let id = try await container.performBackgroundTask { context in

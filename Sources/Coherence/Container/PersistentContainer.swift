@@ -28,10 +28,23 @@ public final class PersistentContainer: Sendable {
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
         viewContext.name = "viewContext"
-        descriptions = Mutex([.inMemory])
+        descriptions = Mutex([.sqlite(Self.defaultDirectoryURL().appending(path: "\(name).sqlite"))])
     }
 
-    /// The stores ``loadPersistentStores()`` loads; one in-memory store by default.
+    /// Where containers keep their SQLite files unless told otherwise: the
+    /// `COHERENCE_STORE_DIRECTORY` environment variable if set, otherwise the
+    /// user's application support directory (`~/.local/share` on Linux).
+    public static func defaultDirectoryURL() -> URL {
+        if let directory = ProcessInfo.processInfo.environment["COHERENCE_STORE_DIRECTORY"], !directory.isEmpty {
+            return URL(filePath: directory, directoryHint: .isDirectory)
+        }
+        return (try? FileManager.default.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false))
+            ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share")
+    }
+
+    /// The stores ``loadPersistentStores()`` loads: by default one SQLite file,
+    /// `<name>.sqlite` in ``defaultDirectoryURL()``. Replace it before loading,
+    /// for example with `[.sqlite(url)]` or `[.inMemory]`.
     public var persistentStoreDescriptions: [PersistentStoreDescription] {
         get { descriptions.withLock { $0 } }
         set { descriptions.withLock { $0 = newValue } }

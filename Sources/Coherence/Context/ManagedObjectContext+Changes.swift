@@ -24,6 +24,30 @@ extension ManagedObjectContext {
 
     // MARK: Relationships
 
+    /// The destination IDs of `relationship` on `object`, loading a to-many
+    /// fault first.
+    func relatedIDs(of object: ManagedObject, _ relationship: RelationshipDescription) -> Set<ManagedObjectID> {
+        relationship.access.storage(of: object).loadedIDs ?? _loadToManyFault(of: object, relationship)
+    }
+
+    /// Loads one to-many fault with one store query; the object's snapshot
+    /// learns the IDs too, so they do not count as a change.
+    func _loadToManyFault(of object: ManagedObject, _ relationship: RelationshipDescription) -> Set<ManagedObjectID> {
+        let ids: Set<ManagedObjectID>
+        do {
+            ids = try coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)
+        } catch {
+            preconditionFailure("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
+        }
+        relationship.access.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
+        if let snapshot = object._snapshot, case .toManyFault = snapshot.values[relationship.index] {
+            var values = snapshot.values
+            values[relationship.index] = .objectIDs(ids)
+            object._snapshot = Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
+        }
+        return ids
+    }
+
     /// Sets relationship `index` of `object` to `targets`, updating the
     /// inverse of every destination that is added or removed.
     /// **Complexity:** O(n + m) for n old and m new destinations.
@@ -39,7 +63,7 @@ extension ManagedObjectContext {
             }
         }
         if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }
-        let oldIDs = relationship.access.storage(of: object).ids
+        let oldIDs = relatedIDs(of: object, relationship)
         let hadForeign = object._tracking?.foreignTargets[index] != nil
         guard newIDs != oldIDs || foreign != nil || hadForeign else { return }
 
@@ -62,7 +86,7 @@ extension ManagedObjectContext {
             _fulfillFault(target)
         }
         guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
-        var ids = inverse.access.storage(of: target).ids
+        var ids = relatedIDs(of: target, inverse)
         guard ids.contains(sourceID) else { return }
         _recordWrite(of: target, property: inverse.index)
         ids.remove(sourceID)
@@ -74,7 +98,7 @@ extension ManagedObjectContext {
     private func addInverse(of relationship: RelationshipDescription, to target: ManagedObject, pointingTo source: ManagedObject) {
         if target.isFault { _fulfillFault(target) }
         guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
-        var ids = inverse.access.storage(of: target).ids
+        var ids = relatedIDs(of: target, inverse)
         guard !ids.contains(source.objectID) else { return }
         _recordWrite(of: target, property: inverse.index)
         if !inverse.isToMany {
@@ -114,7 +138,7 @@ extension ManagedObjectContext {
             guard let entity = object._entity, object._contextRef === self else { continue }
             object.prepareForDeletion()
             for relationship in entity.relationships {
-                let targets = relationship.access.storage(of: object).ids.map { self.object(with: $0) }
+                let targets = relatedIDs(of: object, relationship).map { self.object(with: $0) }
                 switch relationship.deleteRule {
                 case .cascade:
                     for target in targets where target._contextRef === self {

@@ -39,7 +39,7 @@ extension ManagedObjectContext {
             for index in 0..<entity.propertyCount where !changed.contains(index) {
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
-                        RelationshipStorage(ids: latest!.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
+                        RelationshipStorage(storeValue: latest!.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
                     try? entity.attributes[index].access.setStoreValue(latest!.values[index], of: object)
                 }
@@ -49,7 +49,8 @@ extension ManagedObjectContext {
             if !mergeChanges {
                 // Undo relationship changes through the setter so destinations follow.
                 for index in changed {
-                    guard entity.relationship(at: index) != nil, let committed = object._committedStoreValue(at: index) else { continue }
+                    guard entity.relationship(at: index) != nil, let committed = object._committedStoreValue(at: index),
+                          committed != .toManyFault else { continue }
                     _setRelationship(of: object, index: index, to: committed.referencedIDs.map { self.object(with: $0) })
                 }
             }
@@ -106,7 +107,7 @@ extension ManagedObjectContext {
                 _recordWrite(of: object, property: index)
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
-                        RelationshipStorage(ids: snapshot.values[index].referencedIDs, isToMany: relationship.isToMany), of: object)
+                        RelationshipStorage(storeValue: snapshot.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
                     try? entity.attributes[index].access.setStoreValue(snapshot.values[index], of: object)
                 }

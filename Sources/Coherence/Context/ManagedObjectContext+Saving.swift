@@ -101,7 +101,7 @@ extension ManagedObjectContext {
             guard let entity = object._entity else { continue }
             affected.insert(object)
             for relationship in entity.relationships {
-                for id in relationship.access.storage(of: object).ids {
+                for id in relationship.access.storage(of: object).loadedIDs ?? [] {
                     if let related = registered[id] { affected.insert(related) }
                 }
             }
@@ -115,8 +115,7 @@ extension ManagedObjectContext {
         for object in affected where !object.isFault {
             guard let entity = object._entity else { continue }
             for relationship in entity.relationships {
-                let ids = relationship.access.storage(of: object).ids
-                guard ids.contains(where: { mapping[$0] != nil }) else { continue }
+                guard let ids = relationship.access.storage(of: object).loadedIDs, ids.contains(where: { mapping[$0] != nil }) else { continue }
                 let remapped = Set(ids.map { mapping[$0] ?? $0 })
                 relationship.access.setStorage(RelationshipStorage(ids: remapped, isToMany: relationship.isToMany), of: object)
             }
@@ -161,7 +160,7 @@ extension ManagedObjectContext {
         for object in tracker.deleted {
             guard let entity = object._entity else { continue }
             for relationship in entity.relationships where relationship.deleteRule == .deny {
-                let remaining = relationship.access.storage(of: object).ids.filter { registered[$0]?.isDeleted != true }
+                let remaining = relatedIDs(of: object, relationship).filter { registered[$0]?.isDeleted != true }
                 if !remaining.isEmpty {
                     errors.append(.deleteDenied(entity: entity.name, property: relationship.name))
                 }

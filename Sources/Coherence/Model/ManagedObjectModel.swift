@@ -107,7 +107,8 @@ private struct EntityDeclaration {
                 name: relationship.name, index: attributes.count + position,
                 destinationType: relationship.destinationType, destinationEntityName: destination.name,
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
-                isToMany: relationship.isToMany, deleteRule: relationship.deleteRule, access: relationship.access))
+                isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
+                deleteRule: relationship.deleteRule, access: relationship.access))
         }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, offsets: offsets)

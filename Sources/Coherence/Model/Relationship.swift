@@ -72,7 +72,7 @@ public struct Relationship<Value: RelationshipValue> {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
             }
             let storage = object[keyPath: storageKeyPath].storage
-            return Value._makeValue(object._resolve(storage))
+            return Value._makeValue(object._resolve(storage) { fieldOffset(of: storageKeyPath, in: object) })
         }
         set {
             object._setRelationship(
@@ -88,12 +88,24 @@ enum RelationshipStorage {
     case empty
     case one(ManagedObjectID)
     case many(Set<ManagedObjectID>)
+    /// A to-many relationship not loaded from the store yet.
+    case fault
 
-    var ids: Set<ManagedObjectID> {
+    /// The destination IDs, or `nil` for a to-many fault (load it first).
+    var loadedIDs: Set<ManagedObjectID>? {
         switch self {
         case .empty: []
         case .one(let id): [id]
         case .many(let ids): ids
+        case .fault: nil
+        }
+    }
+
+    init(storeValue: StoreValue, isToMany: Bool) {
+        if case .toManyFault = storeValue {
+            self = .fault
+        } else {
+            self.init(ids: storeValue.referencedIDs, isToMany: isToMany)
         }
     }
 
@@ -110,6 +122,7 @@ enum RelationshipStorage {
         case .empty: isToMany ? .objectIDs([]) : .null
         case .one(let id): isToMany ? .objectIDs([id]) : .objectID(id)
         case .many(let ids): isToMany ? .objectIDs(ids) : (ids.first.map { .objectID($0) } ?? .null)
+        case .fault: .toManyFault
         }
     }
 }

@@ -8,6 +8,8 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     public let inverseName: String
     /// `true` for a to-many relationship (`Set<Destination>`).
     public let isToMany: Bool
+    /// `true` when the inverse is to-many (many-to-many, or to-one with a to-many inverse).
+    public let inverseIsToMany: Bool
     /// What deleting the source object does to the destination objects.
     public let deleteRule: DeleteRule
     /// The position of this property in the entity's snapshots.
@@ -18,7 +20,8 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     let access: any RelationshipAccess
 
     init(name: String, index: Int, destinationType: ManagedObject.Type, destinationEntityName: String,
-         inverseName: String, inverseIndex: Int, isToMany: Bool, deleteRule: DeleteRule, access: any RelationshipAccess) {
+         inverseName: String, inverseIndex: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
+         access: any RelationshipAccess) {
         self.name = name
         self.index = index
         self.destinationType = destinationType
@@ -26,6 +29,7 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
         self.inverseName = inverseName
         self.inverseIndex = inverseIndex
         self.isToMany = isToMany
+        self.inverseIsToMany = inverseIsToMany
         self.deleteRule = deleteRule
         self.access = access
     }

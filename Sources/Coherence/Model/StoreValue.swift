@@ -22,6 +22,9 @@ public enum StoreValue: Sendable, Hashable {
     case objectID(ManagedObjectID)
     /// The destinations of a to-many relationship.
     case objectIDs(Set<ManagedObjectID>)
+    /// A to-many relationship whose destinations are not loaded yet; the
+    /// context loads them with one query when the relationship is first used.
+    case toManyFault
 
     /// A short name of the case, used in error messages.
     var kindName: String {
@@ -38,6 +41,7 @@ public enum StoreValue: Sendable, Hashable {
         case .decimal: "decimal"
         case .objectID: "objectID"
         case .objectIDs: "objectIDs"
+        case .toManyFault: "toManyFault"
         }
     }
 

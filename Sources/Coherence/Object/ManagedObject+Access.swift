@@ -74,11 +74,15 @@ extension ManagedObject {
         return ids.map { context.object(with: $0) }
     }
 
-    final func _resolve(_ storage: RelationshipStorage) -> [ManagedObject] {
+    final func _resolve(_ storage: RelationshipStorage, offset: () -> Int) -> [ManagedObject] {
         switch storage {
-        case .empty: []
-        case .one(let id): _contextRef.map { [$0.object(with: id)] } ?? []
-        case .many(let ids): _resolveIDs(ids)
+        case .empty: return []
+        case .one(let id): return _contextRef.map { [$0.object(with: id)] } ?? []
+        case .many(let ids): return _resolveIDs(ids)
+        case .fault:
+            guard let context = _contextRef, let entity = _entity, let index = entity.indexByOffset[offset()],
+                  let relationship = entity.relationship(at: index) else { return [] }
+            return _resolveIDs(context._loadToManyFault(of: self, relationship))
         }
     }
 
@@ -156,7 +160,7 @@ extension ManagedObject {
         }
         for relationship in entity.relationships {
             relationship.access.setStorage(
-                RelationshipStorage(ids: values[relationship.index].referencedIDs, isToMany: relationship.isToMany), of: self)
+                RelationshipStorage(storeValue: values[relationship.index], isToMany: relationship.isToMany), of: self)
         }
     }
 

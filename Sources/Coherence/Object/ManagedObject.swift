@@ -53,6 +53,14 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         String(describing: self)
     }
 
+    /// The entity's previous name, for lightweight migration of a store
+    /// saved when the entity had that name.
+    open class var renamingIdentifier: String? { nil }
+
+    /// Previous names of this entity's properties, for lightweight migration:
+    /// `["headline": "title"]` when `title` was renamed to `headline`.
+    open class var propertyRenamingIdentifiers: [String: String] { [:] }
+
     // MARK: Identity and state
 
     /// The object's ID: temporary until the object is saved, permanent after.
@@ -134,7 +142,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
         guard let entity = _entity, let index = entity.indexByName[key] else { return nil }
         _prepareForRead { 0 }
         if let relationship = entity.relationship(at: index) {
-            return _swiftValue(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany), at: index, entity: entity)
+            let objects = _resolveIDs(_contextRef?.relatedIDs(of: self, relationship) ?? [])
+            return relationship.isToMany ? Set(objects) : (objects.first ?? NSNull())
         }
         return entity.attributes[index].access.currentSwiftValue(of: self) ?? NSNull()
     }

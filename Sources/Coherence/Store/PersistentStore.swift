@@ -13,6 +13,9 @@ public protocol PersistentStore: AnyObject, Sendable {
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot?
     /// The committed snapshots of every object of `entity`.
     func snapshots(of entity: EntityDescription) throws -> [Snapshot]
+    /// The committed destinations of a to-many relationship, for a snapshot
+    /// that holds ``StoreValue/toManyFault``.
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID>
     /// Reserves permanent IDs for objects that are not saved yet, in order.
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID]
     /// Applies one save atomically: all of it or, when it throws, none of it.

@@ -31,6 +31,8 @@ public final class PersistentStoreCoordinator: Sendable {
         switch description.kind {
         case .inMemory:
             store = InMemoryStore()
+        case .sqlite(let url):
+            store = try SQLiteStore(url: url, model: managedObjectModel)
         }
         try addPersistentStore(store)
         return store
@@ -79,6 +81,10 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
         try persistentStores.flatMap { try $0.snapshots(of: entity) }
+    }
+
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+        try store(for: objectID).relatedObjectIDs(of: objectID, relationship: relationship)
     }
 
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {

@@ -13,6 +13,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateStore(String)
     /// A store of this kind cannot be opened here.
     case unsupportedStoreType(String)
+    /// The file exists but is not an SQLite database; it was left untouched.
+    case notASQLiteDatabase(path: String)
+    /// The file is an SQLite database that Coherence did not create; it was left untouched.
+    case notACoherenceStore(path: String)
+    /// The store was saved with a model that the current one cannot migrate
+    /// from; the file was left untouched.
+    case incompatibleModel(reason: String)
+    /// SQLite refused an operation; nothing was changed.
+    case sqlite(code: Int32, message: String, sql: String?)
 
     public var description: String {
         switch self {
@@ -28,6 +37,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "a store with identifier \(identifier) is already loaded"
         case .unsupportedStoreType(let type):
             "stores of type \(type) are not supported"
+        case .notASQLiteDatabase(let path):
+            "\(path) is not an SQLite database; it was left untouched"
+        case .notACoherenceStore(let path):
+            "\(path) is an SQLite database that Coherence did not create; it was left untouched"
+        case .incompatibleModel(let reason):
+            "the store cannot be opened with this model: \(reason); it was left untouched"
+        case .sqlite(let code, let message, let sql):
+            "SQLite error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
         }
     }
 }

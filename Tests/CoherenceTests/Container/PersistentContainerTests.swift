@@ -4,9 +4,24 @@ import Testing
 
 @Suite("Persistent container")
 struct PersistentContainerTests {
-    @Test func loadsStoresAndHandsOutContexts() async throws {
+    /// A container on a new SQLite file.
+    private func container() throws -> PersistentContainer {
         let container = PersistentContainer(name: "Zeader", managedObjectModel: try TestStack.model())
+        container.persistentStoreDescriptions = [.sqlite(TestFiles.newURL("Zeader.sqlite"))]
+        return container
+    }
+
+    @Test func defaultsToAnSQLiteFileNamedAfterTheContainer() throws {
+        let container = PersistentContainer(name: "Zeader", managedObjectModel: try TestStack.model())
+        #expect(container.persistentStoreDescriptions == [
+            .sqlite(PersistentContainer.defaultDirectoryURL().appending(path: "Zeader.sqlite")),
+        ])
+    }
+
+    @Test func loadsStoresAndHandsOutContexts() async throws {
+        let container = try container()
         try container.loadPersistentStores()
+        #expect(container.persistentStoreCoordinator.persistentStores.first?.type == "SQLite")
         #expect(container.persistentStoreCoordinator.persistentStores.count == 1)
         #expect(container.viewContext.concurrencyType == .mainQueue)
 
@@ -28,6 +43,7 @@ struct PersistentContainerTests {
 
     @Test func completionHandlerFormReportsEachStore() throws {
         let container = PersistentContainer(name: "Zeader", managedObjectModel: try TestStack.model())
+        container.persistentStoreDescriptions = [.inMemory]
         var reported: [PersistentStoreDescription] = []
         container.loadPersistentStores { description, error in
             #expect(error == nil)
@@ -50,7 +66,7 @@ struct PersistentContainerTests {
     }
 
     @Test func fireAndForgetBackgroundTask() async throws {
-        let container = PersistentContainer(name: "Zeader", managedObjectModel: try TestStack.model())
+        let container = try container()
         try container.loadPersistentStores()
         let saved: ManagedObjectID = await withCheckedContinuation { continuation in
             container.performBackgroundTask { context in

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Relationships and delete rules")
 struct RelationshipTests {
-    @Test func settingEitherSideUpdatesTheOther() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func settingEitherSideUpdatesTheOther(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         context.performAndWait {
             let first = Server(context: context)
             let second = Server(context: context)
@@ -23,8 +23,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func oneToOneStealsTheDestination() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func oneToOneStealsTheDestination(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         context.performAndWait {
             let alice = Employee(context: context)
             let bob = Employee(context: context)
@@ -37,8 +37,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func manyToManyAndSelfReferences() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func manyToManyAndSelfReferences(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let swift = Tag(context: context)
             let linux = Tag(context: context)
@@ -58,8 +58,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func relationshipsSurviveSaveAndReload() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func relationshipsSurviveSaveAndReload(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let serverID: ManagedObjectID = try context.performAndWait {
             let server = Server(context: context)
             for index in 0..<3 {
@@ -79,8 +79,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func nullifyRemovesTheDeletedObjectFromTheInverse() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func nullifyRemovesTheDeletedObjectFromTheInverse(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let item = FeedItem(context: context)
@@ -96,8 +96,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func cascadeDeletesTheDestinations() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func cascadeDeletesTheDestinations(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let items = (0..<3).map { _ in FeedItem(context: context) }
@@ -112,8 +112,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func denyRefusesTheSaveAndKeepsEverything() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func denyRefusesTheSaveAndKeepsEverything(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let department = Department(context: context)
             let employee = Employee(context: context)
@@ -136,8 +136,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func noActionLeavesTheDestinationAlone() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func noActionLeavesTheDestinationAlone(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let employee = Employee(context: context)
             let badge = Badge(context: context)
@@ -150,8 +150,8 @@ struct RelationshipTests {
         }
     }
 
-    @Test func relationshipToAnotherContextIsRefusedAtSave() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func relationshipToAnotherContextIsRefusedAtSave(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let foreignServer = other.performAndWait { Server(context: other) }
         try context.performAndWait {

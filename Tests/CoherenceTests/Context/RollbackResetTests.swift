@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Rollback, refresh and reset")
 struct RollbackResetTests {
-    @Test func rollbackDiscardsInsertionsDeletionsAndUpdates() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func rollbackDiscardsInsertionsDeletionsAndUpdates(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -37,8 +37,8 @@ struct RollbackResetTests {
         }
     }
 
-    @Test func rollbackOfUnannouncedChangesIsSilent() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func rollbackOfUnannouncedChangesIsSilent(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -52,8 +52,8 @@ struct RollbackResetTests {
         }
     }
 
-    @Test func refreshWithMergeKeepsLocalChangesAndTakesTheRest() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func refreshWithMergeKeepsLocalChangesAndTakesTheRest(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let server = try context.performAndWait {
             let server = Server(context: context)
@@ -76,8 +76,8 @@ struct RollbackResetTests {
         }
     }
 
-    @Test func refreshAllObjectsTurnsUnchangedObjectsIntoFaults() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func refreshAllObjectsTurnsUnchangedObjectsIntoFaults(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let clean = Server(context: context)
             let dirty = Server(context: context)
@@ -90,8 +90,8 @@ struct RollbackResetTests {
         }
     }
 
-    @Test func resetInvalidatesObjectsAndForgetsChanges() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func resetInvalidatesObjectsAndForgetsChanges(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let tracked = try context.performAndWait {
             let tracked = Tracked(context: context)
             tracked.name = "before reset"

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Saving")
 struct SavingTests {
-    @Test func willSaveThenDidSaveAfterCommitWithPermanentIDs() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func willSaveThenDidSaveAfterCommitWithPermanentIDs(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         let idNotes = NotificationBox()
         let token = NotificationCenter.default.addObserver(
@@ -34,8 +34,8 @@ struct SavingTests {
         }
     }
 
-    @Test func saveWithoutChangesPostsNothing() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func saveWithoutChangesPostsNothing(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             try context.save()
@@ -49,8 +49,8 @@ struct SavingTests {
         }
     }
 
-    @Test func changesMadeInWillSaveAreSaved() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func changesMadeInWillSaveAreSaved(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let token = context.addObserver(for: ContextWillSave.self) { _ in server.name = "stamped" }
@@ -62,8 +62,8 @@ struct SavingTests {
         }
     }
 
-    @Test func missingRequiredValueFailsAndLeavesEverythingPending() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func missingRequiredValueFailsAndLeavesEverythingPending(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let sample = Sample(context: context)
@@ -85,8 +85,8 @@ struct SavingTests {
         }
     }
 
-    @Test func severalValidationErrorsAreReportedTogether() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func severalValidationErrorsAreReportedTogether(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             _ = Sample(context: context)
             _ = Sample(context: context)
@@ -97,8 +97,8 @@ struct SavingTests {
         }
     }
 
-    @Test func failedStoreWriteLeavesContextAsItWas() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func failedStoreWriteLeavesContextAsItWas(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let (server, id) = try context.performAndWait {
             let server = Server(context: context)

@@ -5,8 +5,8 @@ import Testing
 @Suite("Fetching")
 struct FetchRequestTests {
     /// Saves items "a" to "e" (read: a, c) and returns the context.
-    private func seeded() throws -> ManagedObjectContext {
-        let context = try TestStack.context()
+    private func seeded(_ store: StoreKind) throws -> ManagedObjectContext {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             server.name = "main"
@@ -21,8 +21,8 @@ struct FetchRequestTests {
         return context
     }
 
-    @Test func predicateSortLimitAndOffset() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func predicateSortLimitAndOffset(store: StoreKind) throws {
+        let context = try seeded(store)
         try context.performAndWait {
             let unread = try context.fetch(FetchRequest<FeedItem>(
                 predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)]))
@@ -37,8 +37,8 @@ struct FetchRequestTests {
         }
     }
 
-    @Test func toOneKeyPathsInPredicates() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func toOneKeyPathsInPredicates(store: StoreKind) throws {
+        let context = try seeded(store)
         try context.performAndWait {
             let other = Server(context: context)
             other.name = "other"
@@ -51,8 +51,8 @@ struct FetchRequestTests {
         }
     }
 
-    @Test func pendingChangesAreIncludedByDefault() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func pendingChangesAreIncludedByDefault(store: StoreKind) throws {
+        let context = try seeded(store)
         try context.performAndWait {
             let all = try context.fetch(FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]))
             let fresh = FeedItem(context: context)
@@ -66,8 +66,8 @@ struct FetchRequestTests {
         }
     }
 
-    @Test func withoutPendingChangesMatchesCommittedValuesButReturnsLiveObjects() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func withoutPendingChangesMatchesCommittedValuesButReturnsLiveObjects(store: StoreKind) throws {
+        let context = try seeded(store)
         try context.performAndWait {
             let all = try context.fetch(FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]))
             _ = FeedItem(context: context)
@@ -84,8 +84,8 @@ struct FetchRequestTests {
         }
     }
 
-    @Test func fetchedObjectsAreRegisteredAndUniqued() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func fetchedObjectsAreRegisteredAndUniqued(store: StoreKind) throws {
+        let context = try seeded(store)
         try context.performAndWait {
             let first = try context.fetch(FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]))
             let second = try context.fetch(FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]))
@@ -94,8 +94,8 @@ struct FetchRequestTests {
         }
     }
 
-    @Test func freshContextFetchesFaultsThatFireOnFirstUse() throws {
-        let context = try seeded()
+    @Test(arguments: StoreKind.allCases) func freshContextFetchesFaultsThatFireOnFirstUse(store: StoreKind) throws {
+        let context = try seeded(store)
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         try reader.performAndWait {
             let servers = try reader.fetch(FetchRequest<Server>())

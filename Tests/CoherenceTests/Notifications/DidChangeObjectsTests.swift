@@ -4,8 +4,8 @@ import Testing
 
 @Suite("didChangeObjects notification")
 struct DidChangeObjectsTests {
-    @Test func coalescesEverySinceTheLastNotification() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func coalescesEverySinceTheLastNotification(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         context.performAndWait {
             let server = Server(context: context)
@@ -21,8 +21,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func insertedThenDeletedAppearsInNeitherSet() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func insertedThenDeletedAppearsInNeitherSet(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let item = FeedItem(context: context)
@@ -36,8 +36,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func anUndoneChangeIsNotAnUpdate() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func anUndoneChangeIsNotAnUpdate(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let item = FeedItem(context: context)
@@ -59,8 +59,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func relationshipChangesUpdateBothSides() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func relationshipChangesUpdateBothSides(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -73,8 +73,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func deletionsIncludeCascadedObjects() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func deletionsIncludeCascadedObjects(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -90,8 +90,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func userInfoUsesCoreDataKeysAndObjectSets() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func userInfoUsesCoreDataKeysAndObjectSets(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let received = NotificationBox()
         let token = NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
@@ -134,8 +134,8 @@ struct DidChangeObjectsTests {
         #expect(ManagedObjectContext.didSaveObjectsNotification.rawValue == "NSManagedObjectContextDidSaveNotification")
     }
 
-    @Test func performAndPerformAndWaitEndByProcessingPendingChanges() async throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func performAndPerformAndWaitEndByProcessingPendingChanges(store: StoreKind) async throws {
+        let context = try TestStack.context(store)
         let counter = NotificationCounter(ManagedObjectContext.didChangeObjectsNotification, object: context)
         context.performAndWait { _ = Server(context: context) }
         #expect(counter.count == 1)
@@ -148,8 +148,8 @@ struct DidChangeObjectsTests {
         #expect(counter.count == 3, "the fire-and-forget form processes changes too")
     }
 
-    @Test func fetchAndSaveProcessPendingChangesFirst() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func fetchAndSaveProcessPendingChangesFirst(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             _ = Server(context: context)
@@ -162,8 +162,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func observerChangesAreAnnouncedInAFollowingNotification() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func observerChangesAreAnnouncedInAFollowingNotification(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -183,8 +183,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func refreshedObjectsAreReported() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func refreshedObjectsAreReported(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -200,8 +200,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func resetInvalidatesEverything() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func resetInvalidatesEverything(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let server = Server(context: context)
@@ -217,8 +217,8 @@ struct DidChangeObjectsTests {
         }
     }
 
-    @Test func objectsDeletedFromTheStoreAreInvalidatedOnRefresh() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func objectsDeletedFromTheStoreAreInvalidatedOnRefresh(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let log = context.performAndWait { ChangeLog(context) }
         let server = try context.performAndWait {

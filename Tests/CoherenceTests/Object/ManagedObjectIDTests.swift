@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Object IDs")
 struct ManagedObjectIDTests {
-    @Test func temporaryIDsBecomePermanentOnSave() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func temporaryIDsBecomePermanentOnSave(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let temporary = server.objectID
@@ -21,8 +21,8 @@ struct ManagedObjectIDTests {
         }
     }
 
-    @Test func obtainPermanentIDsBeforeSaveAndKeepThemThroughTheSave() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func obtainPermanentIDsBeforeSaveAndKeepThemThroughTheSave(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let item = FeedItem(context: context)
@@ -37,8 +37,8 @@ struct ManagedObjectIDTests {
         }
     }
 
-    @Test func uriRepresentationResolvesThroughTheCoordinator() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func uriRepresentationResolvesThroughTheCoordinator(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let coordinator = try #require(context.persistentStoreCoordinator)
         let (id, uri): (ManagedObjectID, URL) = try context.performAndWait {
             let server = Server(context: context)
@@ -52,8 +52,8 @@ struct ManagedObjectIDTests {
         #expect(coordinator.managedObjectID(forURIRepresentation: URL(string: "https://example.com/Server/p1")!) == nil)
     }
 
-    @Test func idsAreHashableSendableHandles() async throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func idsAreHashableSendableHandles(store: StoreKind) async throws {
+        let context = try TestStack.context(store)
         let id = try await context.perform {
             let server = Server(context: context)
             server.name = "handed over"

@@ -4,8 +4,8 @@ import Testing
 
 @Suite("Managed objects")
 struct ManagedObjectTests {
-    @Test func newObjectIsInsertedWithTemporaryIDAndDefaults() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func newObjectIsInsertedWithTemporaryIDAndDefaults(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let item = FeedItem(context: context)
             #expect(item.managedObjectContext === context)
@@ -27,8 +27,8 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test func everyAttributeTypeRoundTripsThroughTheStore() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func everyAttributeTypeRoundTripsThroughTheStore(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let id: ManagedObjectID = try context.performAndWait {
             let sample = Sample(context: context)
             sample.flag = true
@@ -80,8 +80,8 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test func lifecycleHooksRunAtCoreDataMoments() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func lifecycleHooksRunAtCoreDataMoments(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let tracked = Tracked(context: context)
             #expect(tracked.calls == ["awakeFromInsert"])
@@ -108,8 +108,8 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test func changedValuesAndCommittedValues() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func changedValuesAndCommittedValues(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             server.name = "alpha"
@@ -138,8 +138,8 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test func valueForKeyAndSetValueForKey() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func valueForKeyAndSetValueForKey(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             let item = FeedItem(context: context)
@@ -158,8 +158,8 @@ struct ManagedObjectTests {
         }
     }
 
-    @Test func equalityIsIdentityAndObjectsAreUniquedPerContext() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func equalityIsIdentityAndObjectsAreUniquedPerContext(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             try context.save()

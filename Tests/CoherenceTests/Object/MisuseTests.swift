@@ -41,8 +41,8 @@ struct MisuseTests {
         #expect(message.contains("invalidated"))
     }
 
-    @Test func existingObjectThrowsForUnknownAndDeletedIDs() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func existingObjectThrowsForUnknownAndDeletedIDs(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
             try context.save()
@@ -58,8 +58,8 @@ struct MisuseTests {
         }
     }
 
-    @Test func deletingAnObjectOfAnotherContextThrows() throws {
-        let context = try TestStack.context()
+    @Test(arguments: StoreKind.allCases) func deletingAnObjectOfAnotherContextThrows(store: StoreKind) throws {
+        let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let foreign = other.performAndWait { Server(context: other) }
         context.performAndWait {

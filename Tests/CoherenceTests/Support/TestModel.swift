@@ -1,6 +1,7 @@
 import Coherence
 import Foundation
 import Synchronization
+import Testing
 
 /// The seed articles' feed server.
 final class Server: ManagedObject {
@@ -103,6 +104,42 @@ final class Tag: ManagedObject {
     @Relationship var articles: Set<Article>
 }
 
+/// The stores every store-facing test runs against: one store suite.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case inMemory
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    /// A description of a new, empty store of this kind.
+    func makeDescription() -> PersistentStoreDescription {
+        switch self {
+        case .inMemory: .inMemory
+        case .sqlite: .sqlite(TestFiles.newURL("store.sqlite"))
+        }
+    }
+}
+
+/// Files the tests create, in one directory per test process, removed at exit.
+enum TestFiles {
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appending(path: "CoherenceTests-\(getpid())", directoryHint: .isDirectory)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit {
+            let url = FileManager.default.temporaryDirectory.appending(path: "CoherenceTests-\(getpid())")
+            try? FileManager.default.removeItem(at: url)
+        }
+        return url
+    }()
+
+    /// A path that does not exist yet, in a directory of its own.
+    static func newURL(_ name: String) -> URL {
+        let folder = directory.appending(path: UUID().uuidString, directoryHint: .isDirectory)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appending(path: name)
+    }
+}
+
 enum TestStack {
     static let entities: [ManagedObject.Type] = [
         Server.self, FeedItem.self, Tracked.self, Sample.self, Department.self, Employee.self, Badge.self,
@@ -113,15 +150,15 @@ enum TestStack {
         try ManagedObjectModel(entities: entities)
     }
 
-    static func coordinator() throws -> PersistentStoreCoordinator {
+    static func coordinator(_ store: StoreKind = .inMemory) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try model())
-        try coordinator.addPersistentStore(.inMemory)
+        try coordinator.addPersistentStore(store.makeDescription())
         return coordinator
     }
 
-    /// A private-queue context on a new in-memory store.
-    static func context(name: String? = nil) throws -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
+    /// A private-queue context on a new, empty store.
+    static func context(_ store: StoreKind = .inMemory, name: String? = nil) throws -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator(store))
         context.name = name
         return context
     }

@@ -35,6 +35,11 @@ public final class InMemoryStore: PersistentStore {
         }
     }
 
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+        guard let snapshot = try snapshot(for: objectID) else { throw StoreError.objectNotFound(objectID) }
+        return snapshot.values[relationship.index].referencedIDs
+    }
+
     public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         tables.withLock { tables in
             zip(objectIDs, entities).map { id, entity in

@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+
+/// What a store remembers of the model it was saved with, to tell whether
+/// the current model can open it and how to migrate it.
+struct StoredModel: Codable, Equatable {
+    struct Attribute: Codable, Equatable {
+        var name: String
+        var type: String
+        var isOptional: Bool
+    }
+
+    struct Relationship: Codable, Equatable {
+        var name: String
+        var destination: String
+        var isToMany: Bool
+        var inverseIsToMany: Bool
+    }
+
+    struct Entity: Codable, Equatable {
+        var name: String
+        var attributes: [Attribute]
+        var relationships: [Relationship]
+    }
+
+    var entities: [Entity]
+
+    init(_ model: ManagedObjectModel) {
+        entities = model.entities.map { entity in
+            Entity(
+                name: entity.name,
+                attributes: entity.attributes.map { Attribute(name: $0.name, type: "\($0.attributeType)", isOptional: $0.isOptional) },
+                relationships: entity.relationships.map {
+                    Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
+                                 inverseIsToMany: $0.inverseIsToMany)
+                })
+        }
+    }
+
+    /// The canonical JSON form, stored in the metadata.
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// A stable 64-bit FNV-1a hash of the canonical form, as hex.
+    var hash: String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (try? encoded()) ?? Data() {
+            value ^= UInt64(byte)
+            value = value &* 0x0000_0100_0000_01b3
+        }
+        return String(value, radix: 16)
+    }
+}
+
+/// The SQL steps that bring a store saved with one model to another, or the
+/// reason it cannot be done. Lightweight migration covers added and removed
+/// entities, attributes and relationships, new attributes that are optional or
+/// have an initial value, and renames declared with `renamingIdentifier` /
+/// `propertyRenamingIdentifiers`.
+struct SQLiteMigration {
+    private(set) var steps: [(Database) throws -> Void] = []
+
+    var isEmpty: Bool { steps.isEmpty }
+
+    init(from old: StoredModel, to model: ManagedObjectModel) throws(StoreError) {
+        var remaining = Dictionary(uniqueKeysWithValues: old.entities.map { ($0.name, $0) })
+        for entity in model.entities {
+            let type = entity.managedObjectClass
+            let previousName = remaining[entity.name] != nil ? entity.name : type.renamingIdentifier.flatMap { remaining[$0] != nil ? $0 : nil }
+            guard let previousName, let previous = remaining.removeValue(forKey: previousName) else {
+                steps.append { db in try SQLiteSchema.createTable(entity, in: db) }
+                continue
+            }
+            if previousName != entity.name {
+                steps.append { db in
+                    try db.execute(sql: "ALTER TABLE \(SQLiteSchema.table(named: previousName)) RENAME TO \(SQLiteSchema.table(entity))")
+                    try db.execute(sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET entity = ? WHERE entity = ?",
+                                   arguments: [entity.name, previousName])
+                }
+            }
+            try migrateProperties(of: entity, from: previous)
+        }
+        for (name, entity) in remaining {
+            steps.append { db in
+                try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.table(named: name))")
+                try db.execute(sql: "DELETE FROM \(SQLiteSchema.primaryKeyTable) WHERE entity = ?", arguments: [name])
+                for relationship in entity.relationships where relationship.isToMany && relationship.inverseIsToMany {
+                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.quote("Z_\(name)_\(relationship.name)"))")
+                }
+            }
+        }
+    }
+
+    private mutating func migrateProperties(of entity: EntityDescription, from previous: StoredModel.Entity) throws(StoreError) {
+        let renames = entity.managedObjectClass.propertyRenamingIdentifiers
+        let table = SQLiteSchema.table(entity)
+        var oldAttributes = Dictionary(uniqueKeysWithValues: previous.attributes.map { ($0.name, $0) })
+        for attribute in entity.attributes {
+            let oldName = oldAttributes[attribute.name] != nil ? attribute.name : renames[attribute.name]
+            if let oldName, let old = oldAttributes.removeValue(forKey: oldName) {
+                guard old.type == "\(attribute.attributeType)" else {
+                    throw .incompatibleModel(reason: "\(entity.name).\(attribute.name) changed type from \(old.type) to \(attribute.attributeType)")
+                }
+                if old.isOptional, !attribute.isOptional {
+                    throw .incompatibleModel(reason: "\(entity.name).\(attribute.name) became required; saved objects may have no value")
+                }
+                if oldName != attribute.name {
+                    steps.append { db in
+                        try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quote(oldName)) TO \(SQLiteSchema.quote(attribute.name))")
+                    }
+                }
+            } else {
+                guard let defaultValue = attribute.defaultValue else {
+                    throw .incompatibleModel(reason: "\(entity.name).\(attribute.name) is new, required and has no initial value for saved objects")
+                }
+                steps.append { db in
+                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(attribute.name)) \(attribute.attributeType.sqlType)")
+                    try db.execute(sql: "UPDATE \(table) SET \(SQLiteSchema.quote(attribute.name)) = ?", arguments: [defaultValue.databaseValue])
+                }
+            }
+        }
+        for name in oldAttributes.keys.sorted() {
+            steps.append { db in try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quote(name))") }
+        }
+
+        var oldRelationships = Dictionary(uniqueKeysWithValues: previous.relationships.map { ($0.name, $0) })
+        for relationship in entity.relationships {
+            let oldName = oldRelationships[relationship.name] != nil ? relationship.name : renames[relationship.name]
+            if let oldName, let old = oldRelationships.removeValue(forKey: oldName) {
+                guard old.isToMany == relationship.isToMany, old.inverseIsToMany == relationship.inverseIsToMany else {
+                    throw .incompatibleModel(reason: "\(entity.name).\(relationship.name) changed between to-one and to-many")
+                }
+                if oldName != relationship.name, !relationship.isToMany {
+                    steps.append { db in
+                        try db.execute(sql: "DROP INDEX IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(oldName)"))")
+                        try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quote(oldName)) TO \(SQLiteSchema.quote(relationship.name))")
+                        try SQLiteSchema.createIndex(relationship, of: entity, in: db)
+                    }
+                } else if oldName != relationship.name {
+                    throw .incompatibleModel(reason: "\(entity.name).\(relationship.name): renaming a many-to-many relationship is not supported")
+                }
+            } else if !relationship.isToMany {
+                steps.append { db in
+                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(relationship.name)) INTEGER")
+                    try SQLiteSchema.createIndex(relationship, of: entity, in: db)
+                }
+            } else if let join = SQLiteSchema.joinTable(relationship, of: entity), join.relationshipIsSource {
+                steps.append { db in try SQLiteSchema.createTable(entity, in: db) }
+            }
+        }
+        for (name, old) in oldRelationships.sorted(by: { $0.key < $1.key }) {
+            if !old.isToMany {
+                steps.append { db in
+                    try db.execute(sql: "DROP INDEX IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(name)"))")
+                    try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quote(name))")
+                }
+            } else if old.inverseIsToMany {
+                steps.append { db in try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(name)"))") }
+            }
+        }
+    }
+
+    func apply(in db: Database) throws {
+        for step in steps { try step(db) }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+/// The tables of a model in SQLite: one per entity with its primary key
+/// (`Z_PK`), its version (`Z_OPT`, incremented by every save of the row, for
+/// optimistic locking), a column per attribute and one per to-one
+/// relationship (indexed); a join table per many-to-many relationship; the
+/// next primary keys (`Z_PRIMARYKEY`) and the store's metadata (`Z_METADATA`:
+/// store UUID, model hash and model description).
+enum SQLiteSchema {
+    static let primaryKey = "Z_PK"
+    static let version = "Z_OPT"
+    static let metadataTable = "Z_METADATA"
+    static let primaryKeyTable = "Z_PRIMARYKEY"
+
+    /// The quoted table name of an entity.
+    static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
+    static func table(named name: String) -> String { quote(name) }
+
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The to-one relationships, which have a column.
+    static func toOne(_ entity: EntityDescription) -> [RelationshipDescription] {
+        entity.relationships.filter { !$0.isToMany }
+    }
+
+    /// The columns of an entity's table after `Z_PK` and `Z_OPT`, in snapshot order.
+    static func columns(_ entity: EntityDescription) -> [String] {
+        entity.attributes.map(\.name) + toOne(entity).map(\.name)
+    }
+
+    /// `Z_PK, Z_OPT, attribute…, toOne…`, quoted, for SELECT lists.
+    static func selectList(_ entity: EntityDescription, alias: String? = nil) -> String {
+        let prefix = alias.map { quote($0) + "." } ?? ""
+        return ([primaryKey, version] + columns(entity)).map { prefix + quote($0) }.joined(separator: ", ")
+    }
+
+    /// The join table of a many-to-many relationship, named after the side
+    /// whose "Entity.relationship" sorts first; `source` holds that side's keys.
+    struct JoinTable {
+        let name: String
+        /// Whether `relationship` is the side whose keys are in `source`.
+        let relationshipIsSource: Bool
+
+        var sourceColumn: String { relationshipIsSource ? "source" : "destination" }
+        var destinationColumn: String { relationshipIsSource ? "destination" : "source" }
+    }
+
+    static func joinTable(_ relationship: RelationshipDescription, of entity: EntityDescription) -> JoinTable? {
+        guard relationship.isToMany, relationship.inverseIsToMany else { return nil }
+        let mine = "\(entity.name).\(relationship.name)"
+        let theirs = "\(relationship.destinationEntityName).\(relationship.inverseName)"
+        let canonical = min(mine, theirs)
+        return JoinTable(name: quote("Z_" + canonical.replacingOccurrences(of: ".", with: "_")),
+                         relationshipIsSource: canonical == mine)
+    }
+
+    /// Creates every table and index of `model` that does not exist yet.
+    static func create(_ model: ManagedObjectModel, in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(metadataTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB);
+            CREATE TABLE IF NOT EXISTS \(primaryKeyTable) (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL);
+            """)
+        for entity in model.entities {
+            try createTable(entity, in: db)
+        }
+    }
+
+    static func createTable(_ entity: EntityDescription, in db: Database) throws {
+        var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL"]
+        definitions += entity.attributes.map { "\(quote($0.name)) \($0.attributeType.sqlType)" }
+        definitions += toOne(entity).map { "\(quote($0.name)) INTEGER" }
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table(entity)) (\(definitions.joined(separator: ", ")))")
+        for relationship in toOne(entity) {
+            try createIndex(relationship, of: entity, in: db)
+        }
+        for relationship in entity.relationships {
+            guard let join = joinTable(relationship, of: entity), join.relationshipIsSource else { continue }
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS \(join.name) (source INTEGER NOT NULL, destination INTEGER NOT NULL, PRIMARY KEY (source, destination));
+                CREATE INDEX IF NOT EXISTS \(quote("Z_" + join.name.trimmingCharacters(in: ["\""]) + "_destination")) ON \(join.name) (destination);
+                """)
+        }
+        try db.execute(sql: "INSERT OR IGNORE INTO \(primaryKeyTable) (entity, max) VALUES (?, 0)", arguments: [entity.name])
+    }
+
+    static func createIndex(_ relationship: RelationshipDescription, of entity: EntityDescription, in db: Database) throws {
+        let index = quote("Z_\(entity.name)_\(relationship.name)")
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(entity)) (\(quote(relationship.name)))")
+    }
+}

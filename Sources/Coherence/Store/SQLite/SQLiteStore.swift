@@ -1,0 +1,309 @@
+import Foundation
+import GRDB
+
+/// The default store: one SQLite file in WAL mode, so reads run while a save
+/// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
+/// tables.
+///
+/// Opening checks the file before writing anything: a file that is not an
+/// SQLite database, an SQLite database that Coherence did not create, or a
+/// store saved with a model that cannot be migrated throws a ``StoreError``
+/// and leaves the file byte for byte as it was. A migratable model is
+/// migrated in one transaction.
+///
+/// **Complexity:** reading one object is one indexed query; a save is one
+/// transaction with one statement per changed object (plus join rows).
+public final class SQLiteStore: PersistentStore {
+    public let identifier: String
+    public var type: String { "SQLite" }
+    /// The database file.
+    public let url: URL
+    let model: ManagedObjectModel
+    let pool: DatabasePool
+
+    /// Opens (or creates) the store at `url` for `model`.
+    /// - Throws: ``StoreError`` when the file cannot be used; it is then untouched.
+    public init(url: URL, model: ManagedObjectModel) throws {
+        self.url = url
+        self.model = model
+        let stored = try Self.inspect(url: url, model: model)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.label = "Coherence.SQLiteStore"
+            configuration.busyMode = .timeout(10)
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+            identifier = try pool.write { db in
+                if let (identifier, old) = stored {
+                    try SQLiteMigration(from: old, to: model).apply(in: db)
+                    try Self.writeModel(model, in: db)
+                    return identifier
+                }
+                // Another process may have created the store since `inspect`.
+                if try db.tableExists(SQLiteSchema.metadataTable),
+                   let identifier = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'storeUUID'") {
+                    return identifier
+                }
+                let identifier = UUID().uuidString
+                try SQLiteSchema.create(model, in: db)
+                try db.execute(sql: "INSERT INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", arguments: [identifier])
+                try Self.writeModel(model, in: db)
+                return identifier
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// Reads an existing file without writing to it: its store identifier and
+    /// the model it was saved with, or `nil` for a new (missing or empty) file.
+    private static func inspect(url: URL, model: ManagedObjectModel) throws -> (String, StoredModel)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              let size = attributes[.size] as? Int, size > 0 else { return nil }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
+        let header = handle.readData(ofLength: 16)
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                guard try db.tableExists(SQLiteSchema.metadataTable),
+                      let identifier = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'storeUUID'"),
+                      let data = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'model'"),
+                      let old = try? JSONDecoder().decode(StoredModel.self, from: data) else {
+                    throw StoreError.notACoherenceStore(path: url.path)
+                }
+                _ = try SQLiteMigration(from: old, to: model) // throws if it cannot be done
+                return (identifier, old)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw StoreError.notASQLiteDatabase(path: url.path)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    private static func writeModel(_ model: ManagedObjectModel, in db: Database) throws {
+        let stored = StoredModel(model)
+        try db.execute(sql: "INSERT OR REPLACE INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('model', ?), ('modelHash', ?)",
+                       arguments: [try stored.encoded(), stored.hash])
+    }
+
+    /// The hash of the model the store was last opened with.
+    public func modelHash() throws -> String? {
+        try read { db in try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'modelHash'") }
+    }
+
+    // MARK: Reading
+
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// The entity of a class in the store's model.
+    func entity(of objectID: ManagedObjectID) throws -> EntityDescription {
+        guard let entity = model.entity(for: objectID.objectClass) else { throw StoreError.unknownEntity(objectID.entityName) }
+        return entity
+    }
+
+    /// A snapshot from a row selected with ``SQLiteSchema/selectList(_:alias:)``.
+    func snapshot(from row: Row, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+        let key: Int64 = row[offset]
+        let version: Int64 = row[offset + 1]
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.propertyCount)
+        var column = offset + 2
+        for attribute in entity.attributes {
+            do {
+                values.append(try StoreValue(row[column] as DatabaseValue, type: attribute.attributeType))
+            } catch {
+                throw StoreError.sqlite(code: 0, message: "\(entity.name).\(attribute.name): \(error)", sql: nil)
+            }
+            column += 1
+        }
+        for relationship in entity.relationships {
+            if relationship.isToMany {
+                values.append(.toManyFault)
+            } else {
+                let destination: Int64? = row[column]
+                column += 1
+                values.append(destination.map {
+                    .objectID(ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: $0))
+                } ?? .null)
+            }
+        }
+        return Snapshot(objectID: ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key),
+                        values: values, version: version)
+    }
+
+    public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        guard objectID.storeIdentifier == identifier else { return nil }
+        let entity = try entity(of: objectID)
+        return try read { db in
+            let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [objectID.key]) else { return nil }
+            return try snapshot(from: row, entity: entity)
+        }
+    }
+
+    public func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        try read { db in
+            let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) ORDER BY \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
+            var snapshots: [Snapshot] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql))
+            while let row = try rows.next() {
+                snapshots.append(try snapshot(from: row, entity: entity))
+            }
+            return snapshots
+        }
+    }
+
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+        let entity = try entity(of: objectID)
+        return try read { db in
+            let keys: [Int64]
+            if let join = SQLiteSchema.joinTable(relationship, of: entity) {
+                keys = try Int64.fetchAll(db.cachedStatement(
+                    sql: "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?"), arguments: [objectID.key])
+            } else {
+                let destination = SQLiteSchema.table(named: relationship.destinationEntityName)
+                keys = try Int64.fetchAll(db.cachedStatement(
+                    sql: "SELECT \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(destination) WHERE \(SQLiteSchema.quote(relationship.inverseName)) = ?"),
+                    arguments: [objectID.key])
+            }
+            return Set(keys.map { ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: $0) })
+        }
+    }
+
+    // MARK: Writing
+
+    public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
+        try write { db in
+            try zip(objectIDs, entities).map { id, entity in
+                id.isTemporaryID ? try reserveKey(for: entity, in: db) : id
+            }
+        }
+    }
+
+    /// Takes the next primary key of `entity` from `Z_PRIMARYKEY`.
+    private func reserveKey(for entity: EntityDescription, in db: Database) throws -> ManagedObjectID {
+        let key = try Int64.fetchOne(db.cachedStatement(
+            sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + 1 WHERE entity = ? RETURNING max"), arguments: [entity.name])
+        guard let key else { throw StoreError.unknownEntity(entity.name) }
+        return ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)
+    }
+
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try write { db in
+            var result = StoreSaveResult()
+            for insert in request.inserted where insert.objectID.isTemporaryID {
+                result.permanentIDs[insert.objectID] = try reserveKey(for: insert.entity, in: db)
+            }
+            let mapping = result.permanentIDs
+            for insert in request.inserted {
+                let id = mapping[insert.objectID] ?? insert.objectID
+                guard id.storeIdentifier == identifier else { throw StoreError.objectNotFound(insert.objectID) }
+                let values = insert.values.map { $0.remapped(mapping) }
+                try insertRow(id: id, entity: insert.entity, values: values, in: db)
+                try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
+                result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+            }
+            for update in request.updated {
+                guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
+                let values = update.values.map { $0.remapped(mapping) }
+                let version = try updateRow(id: update.objectID, entity: update.entity, values: values, in: db)
+                try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
+                result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
+                                                             version: version)
+            }
+            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+                try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
+            }
+            return result
+        }
+    }
+
+    /// Snapshot values as a fetch would return them: to-many relationships
+    /// the store derives from other rows are left as faults.
+    private func snapshotValues(_ values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
+        var values = values
+        for relationship in entity.relationships where relationship.isToMany {
+            if case .objectIDs = values[relationship.index] { continue }
+            values[relationship.index] = .toManyFault
+        }
+        return values
+    }
+
+    private func columnValues(_ values: [StoreValue], entity: EntityDescription) -> [DatabaseValue] {
+        entity.attributes.map { values[$0.index].databaseValue } + SQLiteSchema.toOne(entity).map { values[$0.index].databaseValue }
+    }
+
+    private func insertRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws {
+        let columns = ([SQLiteSchema.primaryKey, SQLiteSchema.version] + SQLiteSchema.columns(entity)).map(SQLiteSchema.quote)
+        let sql = "INSERT INTO \(SQLiteSchema.table(entity)) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))
+    }
+
+    /// Writes a row's columns and bumps its version; returns the new version.
+    private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws -> Int64 {
+        let version = SQLiteSchema.quote(SQLiteSchema.version)
+        let assignments = ["\(version) = \(version) + 1"] + SQLiteSchema.columns(entity).map { "\(SQLiteSchema.quote($0)) = ?" }
+        let sql = "UPDATE \(SQLiteSchema.table(entity)) SET \(assignments.joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? RETURNING \(version)"
+        let arguments = StatementArguments(columnValues(values, entity: entity) + [id.key.databaseValue])
+        guard let newVersion = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
+            throw StoreError.objectNotFound(id)
+        }
+        return newVersion
+    }
+
+    private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?")
+            .execute(arguments: [id.key])
+        for relationship in entity.relationships {
+            guard let join = SQLiteSchema.joinTable(relationship, of: entity) else { continue }
+            try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [id.key])
+        }
+    }
+
+    /// Replaces the join rows of each loaded many-to-many relationship.
+    private func writeJoinRows(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], replacing: Bool, in db: Database) throws {
+        for relationship in entity.relationships {
+            guard let join = SQLiteSchema.joinTable(relationship, of: entity),
+                  case .objectIDs(let destinations) = values[relationship.index] else { continue }
+            if replacing {
+                try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [id.key])
+            }
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
+            for destination in destinations {
+                try insert.execute(arguments: [id.key, destination.key])
+            }
+        }
+    }
+}
+
+extension StoreError {
+    /// A GRDB error, with its SQL.
+    init(_ error: DatabaseError) {
+        self = .sqlite(code: error.extendedResultCode.rawValue, message: error.message ?? "\(error)", sql: error.sql)
+    }
+}

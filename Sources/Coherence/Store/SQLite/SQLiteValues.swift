@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+
+// How store values are written to and read from SQLite columns.
+//
+// Booleans and integers are INTEGER; Double, Float and Date (seconds since
+// 2001, as Core Data stores them) are REAL; String, URL and Decimal are TEXT
+// (Decimal as its exact decimal text); Data, UUID (16 bytes) and Codable
+// values (JSON) are BLOB; a to-one relationship is the destination's
+// primary key.
+
+extension AttributeType {
+    /// The column type in `CREATE TABLE`.
+    var sqlType: String {
+        switch self {
+        case .boolean, .integer16, .integer32, .integer64: "INTEGER"
+        case .double, .float, .date: "REAL"
+        case .string, .uri, .decimal: "TEXT"
+        case .binaryData, .uuid, .codable: "BLOB"
+        }
+    }
+}
+
+extension StoreValue {
+    /// The value bound to an SQL parameter. Object IDs become primary keys.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null, .toManyFault, .objectIDs: .null
+        case .bool(let value): value.databaseValue
+        case .integer(let value): value.databaseValue
+        case .double(let value): value.databaseValue
+        case .string(let value): value.databaseValue
+        case .date(let value): value.timeIntervalSinceReferenceDate.databaseValue
+        case .data(let value): value.databaseValue
+        case .uuid(let value): withUnsafeBytes(of: value.uuid) { Data($0) }.databaseValue
+        case .url(let value): value.absoluteString.databaseValue
+        case .decimal(let value): value.description.databaseValue
+        case .objectID(let id): id.key.databaseValue
+        }
+    }
+
+    /// Reads an attribute value of `type` from a column.
+    init(_ value: DatabaseValue, type: AttributeType) throws {
+        switch (value.storage, type) {
+        case (.null, _):
+            self = .null
+        case (.int64(let int), .boolean):
+            self = .bool(int != 0)
+        case (.int64(let int), .integer16), (.int64(let int), .integer32), (.int64(let int), .integer64):
+            self = .integer(int)
+        case (.double(let double), .double), (.double(let double), .float):
+            self = .double(double)
+        case (.int64(let int), .double), (.int64(let int), .float):
+            self = .double(Double(int))
+        case (.double(let seconds), .date):
+            self = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.int64(let seconds), .date):
+            self = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+        case (.string(let text), .string):
+            self = .string(text)
+        case (.string(let text), .uri):
+            guard let url = URL(string: text) else { throw SQLiteValueError(value: value, type: type) }
+            self = .url(url)
+        case (.string(let text), .decimal):
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw SQLiteValueError(value: value, type: type)
+            }
+            self = .decimal(decimal)
+        case (.blob(let data), .binaryData), (.blob(let data), .codable):
+            self = .data(data)
+        case (.blob(let data), .uuid) where data.count == 16:
+            let uuid = data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
+            self = .uuid(UUID(uuid: uuid))
+        default:
+            throw SQLiteValueError(value: value, type: type)
+        }
+    }
+}
+
+/// A column holding a value that does not fit its attribute's type.
+struct SQLiteValueError: Error, CustomStringConvertible {
+    let value: DatabaseValue
+    let type: AttributeType
+
+    var description: String { "the column holds \(value), which is not a \(type) value" }
+}
