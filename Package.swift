@@ -30,7 +30,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoherenceTests",
-            dependencies: ["Coherence"],
+            dependencies: ["Coherence", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/CoherenceTests",
             swiftSettings: strict
         ),
