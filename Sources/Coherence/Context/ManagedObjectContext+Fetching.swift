@@ -5,63 +5,193 @@ extension ManagedObjectContext {
     ///
     /// Pending changes are processed first (posting didChangeObjects). With
     /// `includesPendingChanges` (the default) unsaved insertions count,
-    /// deleted objects do not, and predicates and sorting see current values.
+    /// deleted objects do not, and objects of the entity with unsaved changes
+    /// are matched and ordered by their current values; the rest is matched
+    /// by the store (in SQL for the SQLite store). Without pending changes,
+    /// the SQLite store does the matching, ordering and windowing alone.
     ///
-    /// - Throws: ``FetchError`` when the predicate cannot be evaluated,
-    ///   ``StoreError`` when the store cannot be read.
+    /// - Throws: ``FetchError/unsupportedPredicate(entity:construct:)`` when
+    ///   the store cannot translate the predicate (see
+    ///   ``FetchRequest/evaluatesPredicateInMemory``),
+    ///   ``FetchError/predicateEvaluationFailed(entity:reason:)`` when
+    ///   evaluating it in memory throws, ``StoreError`` when the store cannot
+    ///   be read.
     ///
-    /// **Complexity:** O(n log n) in the objects of the entity: the in-memory
-    /// store evaluates predicates on objects.
+    /// **Complexity:** one store query; with an in-memory store or in-memory
+    /// evaluation, O(n log n) in the objects of the entity.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         _assertOnQueue()
         processPendingChanges()
+        let objects = try matchingObjects(request)
+        if !request.returnsObjectsAsFaults {
+            for object in objects where object.isFault { _fulfillFault(object) }
+        }
+        return objects
+    }
+
+    /// The IDs of the objects `fetch(request)` would return.
+    public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
+        _assertOnQueue()
+        processPendingChanges()
+        return try matchingObjects(request).map(\.objectID)
+    }
+
+    /// The number of objects `fetch(request)` would return; counted by the
+    /// store when no pending change of the entity can affect it.
+    public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
+        _assertOnQueue()
+        processPendingChanges()
         let entity = entity(for: Result.self)
-        let snapshots = try coordinator.snapshots(of: entity)
-        let matched: [Result]
-        if request.includesPendingChanges {
-            var candidates: [Result] = []
-            candidates.reserveCapacity(snapshots.count)
-            for snapshot in snapshots {
-                let object = registered[snapshot.objectID] ?? registerFault(snapshot.objectID, snapshot: snapshot)
-                if !object.isDeleted, let typed = object as? Result { candidates.append(typed) }
+        if !request.evaluatesPredicateInMemory, !(request.includesPendingChanges && hasPendingChanges(of: entity)) {
+            var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
+                                                 variable: request.predicate?.variable.key)
+            storeRequest.fetchLimit = request.fetchLimit
+            storeRequest.fetchOffset = request.fetchOffset
+            if let count = try coordinator.count(storeRequest) { return count }
+        }
+        return try matchingObjects(request).count
+    }
+
+    /// The committed values of the matching objects, as Core Data's
+    /// dictionary result type gives them: one dictionary per object, keyed by
+    /// property name, holding attribute values and the object IDs of to-one
+    /// destinations (absent for `nil`). Unsaved changes are not included.
+    /// - Parameter propertiesToFetch: the names to include; all attributes and
+    ///   to-one relationships when `nil`.
+    public func fetchDictionaries<Result: ManagedObject>(
+        _ request: FetchRequest<Result>, propertiesToFetch: [String]? = nil
+    ) throws -> [[String: Any]] {
+        var committed = request
+        committed.includesPendingChanges = false
+        let entity = entity(for: Result.self)
+        let names = propertiesToFetch ?? (entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name))
+        let objects = try fetch(committed)
+        return try objects.map { object in
+            guard let snapshot = object._snapshot ?? _committedSnapshot(of: object) else { return [:] }
+            var dictionary: [String: Any] = [:]
+            for name in names {
+                guard let index = entity.indexByName[name] else {
+                    throw ContextError.unknownProperty(entity: entity.name, property: name)
+                }
+                let value = snapshot.values[index]
+                if let relationship = entity.relationship(at: index) {
+                    guard !relationship.isToMany else {
+                        throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "an attribute or to-one relationship")
+                    }
+                    if case .objectID(let id) = value { dictionary[name] = id }
+                } else if value != .null {
+                    dictionary[name] = try entity.attributes[index].access.swiftValue(value)
+                }
             }
-            for object in tracker.inserted where type(of: object) == Result.self {
-                candidates.append(object as! Result)
+            return dictionary
+        }
+    }
+
+    // MARK: Matching
+
+    /// Whether unsaved insertions, changes or deletions of `entity` exist.
+    private func hasPendingChanges(of entity: EntityDescription) -> Bool {
+        tracker.inserted.contains { $0._entity === entity }
+            || tracker.deleted.contains { $0._entity === entity }
+            || tracker.discarded.contains { $0._entity === entity }
+            || tracker.changed.contains { $0._entity === entity }
+    }
+
+    /// The request's sort descriptors as store sort keys, or `nil` if one of
+    /// them needs Swift's comparison (a key path that is not an attribute, a
+    /// custom string comparator, or a type SQL orders differently).
+    private func storeSortDescriptors<Result>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
+        var result: [StoreSortDescriptor] = []
+        for descriptor in descriptors {
+            guard descriptor.stringComparator == nil, let keyPath = descriptor.keyPath,
+                  let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else { return nil }
+            switch entity.attributes[index].attributeType {
+            case .decimal, .codable, .uuid, .binaryData, .uri: return nil
+            default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward))
             }
-            matched = try filterAndSort(candidates, with: request, entity: entity)
+        }
+        return result
+    }
+
+    /// The registered object for a committed snapshot, registering a fault if needed.
+    private func object(for snapshot: Snapshot) -> ManagedObject {
+        if let object = registered[snapshot.objectID] {
+            if object.isFault, object._snapshot == nil { object._snapshot = snapshot }
+            return object
+        }
+        return registerFault(snapshot.objectID, snapshot: snapshot)
+    }
+
+    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+        let entity = entity(for: Result.self)
+        let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        let storeSort = storeSortDescriptors(request.sortDescriptors, entity: entity)
+        var predicateInStore = request.predicate != nil && !request.evaluatesPredicateInMemory
+        let storeWindows = !pending && storeSort != nil && (request.predicate == nil || predicateInStore)
+
+        var storeRequest = StoreFetchRequest(entity: entity, predicate: predicateInStore ? request.predicate?.expression : nil,
+                                             variable: request.predicate?.variable.key, sortDescriptors: storeSort ?? [])
+        if storeWindows {
+            storeRequest.fetchLimit = request.fetchLimit
+            storeRequest.fetchOffset = request.fetchOffset
+        }
+        var storeSorted = storeSort != nil
+        let snapshots: [Snapshot]
+        if let answered = try coordinator.fetch(storeRequest) {
+            snapshots = answered
+            if storeWindows { return answered.map { object(for: $0) as! Result } }
         } else {
-            // Match and sort in a context that has no pending changes, then
-            // hand out this context's objects.
+            snapshots = try coordinator.snapshots(of: entity)
+            predicateInStore = false
+            storeSorted = false
+        }
+
+        var matches: [Result]
+        if request.includesPendingChanges {
+            // Objects the store matched stand unless they changed; everything
+            // else is evaluated on its current values.
+            let changed = Set(tracker.changed.filter { $0._entity === entity && !$0.isDeleted && !$0.isInserted })
+            var evaluate: [Result] = []
+            matches = []
+            var seen = Set<ManagedObject>()
+            for snapshot in snapshots {
+                let object = self.object(for: snapshot)
+                guard !object.isDeleted, let typed = object as? Result else { continue }
+                seen.insert(object)
+                if predicateInStore, !changed.contains(object) { matches.append(typed) } else { evaluate.append(typed) }
+            }
+            if predicateInStore {
+                evaluate += changed.filter { !seen.contains($0) }.compactMap { $0 as? Result }
+            }
+            evaluate += tracker.inserted.filter { $0._entity === entity }.compactMap { $0 as? Result }
+            matches += try filter(evaluate, with: request, entity: entity)
+            if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
+        } else if predicateInStore, storeSorted {
+            matches = snapshots.map { object(for: $0) as! Result }
+        } else {
+            // Match and sort on committed values in a context that has no
+            // pending changes, then hand out this context's objects.
             let scratch = ManagedObjectContext(scratchFor: self)
-            let candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
-            matched = try filterAndSort(candidates, with: request, entity: entity).map { scratchObject in
+            var candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
+            if !predicateInStore { candidates = try filter(candidates, with: request, entity: entity) }
+            if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
+            matches = candidates.map { scratchObject in
                 let id = scratchObject.objectID
                 return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
             }
         }
-        return window(matched, request)
+        return window(matches, request)
     }
 
-    /// The number of objects `fetch(request)` would return.
-    public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
-        try fetch(request).count
-    }
-
-    private func filterAndSort<Result: ManagedObject>(
+    private func filter<Result: ManagedObject>(
         _ candidates: [Result], with request: FetchRequest<Result>, entity: EntityDescription
     ) throws -> [Result] {
-        var result = candidates
-        if let predicate = request.predicate {
-            do {
-                result = try result.filter { try predicate.evaluate($0) }
-            } catch {
-                throw FetchError.predicateEvaluationFailed(entity: entity.name, reason: "\(error)")
-            }
+        guard let predicate = request.predicate else { return candidates }
+        do {
+            return try candidates.filter { try predicate.evaluate($0) }
+        } catch {
+            throw FetchError.predicateEvaluationFailed(entity: entity.name, reason: "\(error)")
         }
-        if !request.sortDescriptors.isEmpty {
-            result.sort(using: request.sortDescriptors)
-        }
-        return result
     }
 
     private func window<Result>(_ objects: [Result], _ request: FetchRequest<some ManagedObject>) -> [Result] {

@@ -25,6 +25,14 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// left out; the objects returned are still the context's own, changes
     /// included.
     public var includesPendingChanges: Bool = true
+    /// Whether to evaluate the predicate on objects in memory rather than in
+    /// the store. Needed only for predicates the store cannot translate (a
+    /// fetch with such a predicate throws ``FetchError/unsupportedPredicate(entity:construct:)``
+    /// otherwise); it loads every object of the entity.
+    public var evaluatesPredicateInMemory: Bool = false
+    /// Whether fetched objects stay faults until first used (the default), or
+    /// arrive with their values loaded.
+    public var returnsObjectsAsFaults: Bool = true
 
     /// A request for the objects of `Result`'s entity.
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
@@ -37,11 +45,17 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
 public enum FetchError: Error, Sendable, CustomStringConvertible {
     /// Evaluating the predicate threw.
     case predicateEvaluationFailed(entity: String, reason: String)
+    /// The store cannot translate this part of the predicate. Rewrite it, or
+    /// set ``FetchRequest/evaluatesPredicateInMemory`` to evaluate it on
+    /// objects instead.
+    case unsupportedPredicate(entity: String, construct: String)
 
     public var description: String {
         switch self {
         case .predicateEvaluationFailed(let entity, let reason):
             "the predicate of a \(entity) fetch could not be evaluated: \(reason)"
+        case .unsupportedPredicate(let entity, let construct):
+            "the predicate of a \(entity) fetch uses \(construct), which the store cannot translate to SQL; rewrite it or set evaluatesPredicateInMemory"
         }
     }
 }

@@ -14,6 +14,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
+    /// The Swift type of the property.
+    var valueType: Any.Type { access.valueType }
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?, access: any AttributeAccess) {
         self.name = name
@@ -31,6 +33,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
 
 /// Reads and writes one attribute inside objects, in store form.
 protocol AttributeAccess: Sendable {
+    /// The Swift type of the attribute.
+    var valueType: Any.Type { get }
     /// The current value in store form, or `nil` if it was never set.
     func storeValue(of object: ManagedObject) throws -> StoreValue?
     /// Replaces the value, bypassing change tracking.
@@ -48,6 +52,8 @@ protocol AttributeAccess: Sendable {
 struct AttributeSlot<Value>: AttributeAccess {
     let offset: Int
     let codec: ValueCodec<Value>
+
+    var valueType: Any.Type { Value.self }
 
     @inline(__always)
     private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Attribute<Value>> {

@@ -1,4 +1,5 @@
 @_spi(Reflection) import Swift
+import Synchronization
 
 /// One entity of a model: a ``ManagedObject`` subclass and the attributes and
 /// relationships declared on it (and on its superclasses).
@@ -16,9 +17,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     let indexByOffset: [Int: Int]
     let indexByName: [String: Int]
+    /// The model-building prototype, read (under `keyPathIndexes`' lock) to
+    /// tell which property a key path reaches.
+    private nonisolated(unsafe) let prototype: ManagedObject
+    private let keyPathIndexes = Mutex<[SendableKeyPath: Int?]>([:])
 
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
-         relationships: [RelationshipDescription], offsets: [Int]) {
+         relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject) {
+        self.prototype = prototype
         self.name = name
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
@@ -45,6 +51,30 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public func relationship(named name: String) -> RelationshipDescription? {
         guard let index = indexByName[name], index >= attributes.count else { return nil }
         return relationships[index - attributes.count]
+    }
+
+    /// The index of the property that `keyPath` (a single-component key path
+    /// rooted at this entity's class) reads, or `nil` for anything else.
+    /// **Complexity:** O(1) after the first call for a key path.
+    func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
+        let key = SendableKeyPath(keyPath)
+        return keyPathIndexes.withLock { cache in
+            if let known = cache[key] { return known }
+            var index: Int?
+            if type(of: keyPath).rootType == managedObjectClass,
+               let offset = prototype._recordedOffset(reading: keyPath), let found = indexByOffset[offset],
+               type(of: keyPath).valueType == valueType(at: found) {
+                index = found
+            }
+            cache[key] = index
+            return index
+        }
+    }
+
+    /// The Swift type of property `index`.
+    func valueType(at index: Int) -> Any.Type {
+        if let relationship = relationship(at: index) { return relationship.valueType }
+        return attributes[index].valueType
     }
 
     /// The name of the property at `index`.
@@ -83,4 +113,13 @@ func reflectFields(of type: AnyClass) -> [ReflectedField] {
         return true
     }
     return fields
+}
+
+/// A key path as a dictionary key across threads; key paths are immutable.
+struct SendableKeyPath: Hashable, @unchecked Sendable {
+    let keyPath: AnyKeyPath
+
+    init(_ keyPath: AnyKeyPath) {
+        self.keyPath = keyPath
+    }
 }

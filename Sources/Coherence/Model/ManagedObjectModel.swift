@@ -104,14 +104,14 @@ private struct EntityDeclaration {
                     reason: "\(destination.name).\(inverseName) leads to \(destination.relationships[inverse].destinationType.entityName), not \(name)")
             }
             resolved.append(RelationshipDescription(
-                name: relationship.name, index: attributes.count + position,
+                name: relationship.name, index: attributes.count + position, valueType: relationship.valueType,
                 destinationType: relationship.destinationType, destinationEntityName: destination.name,
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
                 deleteRule: relationship.deleteRule, access: relationship.access))
         }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
-                                 relationships: resolved, offsets: offsets)
+                                 relationships: resolved, offsets: offsets, prototype: prototype)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).

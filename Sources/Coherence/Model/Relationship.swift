@@ -130,7 +130,7 @@ enum RelationshipStorage {
 /// The Swift types a ``Relationship`` can have: `Destination?` for to-one and
 /// `Set<Destination>` for to-many, where `Destination` is a ``ManagedObject``
 /// subclass. The requirements are Coherence's, not for your own types.
-public protocol RelationshipValue {
+public protocol RelationshipValue: SendableMetatype {
     /// The destination class.
     static var _destinationType: ManagedObject.Type { get }
     /// `true` for to-many.
@@ -139,6 +139,10 @@ public protocol RelationshipValue {
     static func _makeValue(_ objects: [ManagedObject]) -> Self
     /// The related objects in this value.
     var _relatedObjects: [ManagedObject] { get }
+    /// `\.count` of a to-many value and of its filtered array, as predicates use them.
+    static var _countKeyPaths: [AnyKeyPath] { get }
+    /// `\.isEmpty` of a to-many value and of its filtered array.
+    static var _isEmptyKeyPaths: [AnyKeyPath] { get }
 }
 
 extension Optional: RelationshipValue where Wrapped: ManagedObject {
@@ -148,6 +152,8 @@ extension Optional: RelationshipValue where Wrapped: ManagedObject {
         objects.first.map { $0 as! Wrapped }
     }
     public var _relatedObjects: [ManagedObject] { self.map { [$0] } ?? [] }
+    public static var _countKeyPaths: [AnyKeyPath] { [] }
+    public static var _isEmptyKeyPaths: [AnyKeyPath] { [] }
 }
 
 extension Set: RelationshipValue where Element: ManagedObject {
@@ -157,4 +163,11 @@ extension Set: RelationshipValue where Element: ManagedObject {
         Set(objects.map { $0 as! Element })
     }
     public var _relatedObjects: [ManagedObject] { map { $0 } }
+    public static var _countKeyPaths: [AnyKeyPath] { countKeyPaths(Element.self) }
+    public static var _isEmptyKeyPaths: [AnyKeyPath] { isEmptyKeyPaths(Element.self) }
 }
+
+// Outside the conditional extension: forming these key paths inside it
+// crashes the Swift 6.3 compiler.
+private func countKeyPaths<Element: Hashable>(_: Element.Type) -> [AnyKeyPath] { [\Set<Element>.count, \[Element].count] }
+private func isEmptyKeyPaths<Element: Hashable>(_: Element.Type) -> [AnyKeyPath] { [\Set<Element>.isEmpty, \[Element].isEmpty] }

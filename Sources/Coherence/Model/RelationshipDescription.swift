@@ -18,12 +18,15 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     let inverseIndex: Int
     let destinationType: ManagedObject.Type
     let access: any RelationshipAccess
+    /// The Swift type: `Destination?` or `Set<Destination>`.
+    let valueType: any RelationshipValue.Type
 
-    init(name: String, index: Int, destinationType: ManagedObject.Type, destinationEntityName: String,
+    init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
          inverseName: String, inverseIndex: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
          access: any RelationshipAccess) {
         self.name = name
         self.index = index
+        self.valueType = valueType
         self.destinationType = destinationType
         self.destinationEntityName = destinationEntityName
         self.inverseName = inverseName
@@ -68,6 +71,7 @@ struct RelationshipSlot<Value: RelationshipValue>: RelationshipAccess {
 /// What the model learns from one `@Relationship` field before inverses are resolved.
 struct DeclaredRelationship {
     let name: String
+    let valueType: any RelationshipValue.Type
     let offset: Int
     let destinationType: ManagedObject.Type
     let isToMany: Bool
@@ -88,7 +92,7 @@ extension Relationship: RelationshipWrapper {
             .assumingMemoryBound(to: Relationship<Value>.self)
             .pointee
         return DeclaredRelationship(
-            name: name, offset: offset, destinationType: Value._destinationType, isToMany: Value._isToMany,
+            name: name, valueType: Value.self, offset: offset, destinationType: Value._destinationType, isToMany: Value._isToMany,
             deleteRule: wrapper.deleteRule, inverse: wrapper.inverse, access: RelationshipSlot<Value>(offset: offset)
         )
     }

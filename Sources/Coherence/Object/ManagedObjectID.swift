@@ -79,3 +79,33 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
 /// Source of temporary keys: unique within the process, never reused.
 private let temporaryKeys = Atomic<Int64>(0)
 
+
+extension ManagedObjectID: Codable {
+    /// The `userInfo` key under which a decoder must find the
+    /// ``ManagedObjectModel`` to decode object IDs with.
+    public static let modelUserInfoKey = CodingUserInfoKey(rawValue: "Coherence.ManagedObjectModel")!
+
+    /// Encodes the ID as its URI; a temporary ID only means something in the
+    /// process that created it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(uriRepresentation())
+    }
+
+    /// Decodes an ID from its URI; the decoder's `userInfo` must hold the
+    /// model under ``modelUserInfoKey``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let url = try container.decode(URL.self)
+        guard let model = decoder.userInfo[Self.modelUserInfoKey] as? ManagedObjectModel else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "decoding a ManagedObjectID needs the model in userInfo[ManagedObjectID.modelUserInfoKey]")
+        }
+        let parts = url.path.split(separator: "/")
+        guard url.scheme == Self.uriScheme, parts.count == 2, let entity = model.entitiesByName[String(parts[0])],
+              let kind = parts[1].first, let key = Int64(parts[1].dropFirst()), kind == "p" || kind == "t" else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(url) is not a Coherence object ID URI")
+        }
+        let store = url.host.flatMap { $0.isEmpty ? nil : $0 }
+        self.init(objectClass: entity.managedObjectClass, storeIdentifier: kind == "p" ? store : nil, key: key)
+    }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where committed objects live. A coordinator holds one or more stores and
 /// serializes their saves; contexts never talk to a store directly.
 ///
@@ -20,6 +22,44 @@ public protocol PersistentStore: AnyObject, Sendable {
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID]
     /// Applies one save atomically: all of it or, when it throws, none of it.
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult
+    /// The committed snapshots that match `request`, in its order and window;
+    /// `nil` if the store cannot evaluate requests (the context then does).
+    /// - Throws: ``FetchError/unsupportedPredicate(entity:construct:)`` for a
+    ///   predicate it cannot translate.
+    func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]?
+    /// The number of committed objects that match `request`, or `nil` if the
+    /// store cannot evaluate requests.
+    func count(_ request: StoreFetchRequest) throws -> Int?
+}
+
+extension PersistentStore {
+    /// A store that cannot evaluate requests: the context evaluates them.
+    public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { nil }
+    /// A store that cannot evaluate requests: the context evaluates them.
+    public func count(_ request: StoreFetchRequest) throws -> Int? { nil }
+}
+
+/// A fetch as a store sees it: one entity, an optional predicate, an order
+/// and a window, all over committed values.
+public struct StoreFetchRequest: Sendable {
+    public var entity: EntityDescription
+    /// The predicate's expression, or `nil` for every object of the entity.
+    public var predicate: (any StandardPredicateExpression<Bool>)?
+    /// The variable the predicate's expression uses for the object.
+    public var variable: PredicateExpressions.VariableID?
+    /// The order; by primary key after these.
+    public var sortDescriptors: [StoreSortDescriptor] = []
+    /// At most this many snapshots; 0 for no limit.
+    public var fetchLimit: Int = 0
+    /// Skip this many matching snapshots first.
+    public var fetchOffset: Int = 0
+}
+
+/// One sort key of a ``StoreFetchRequest``: an attribute of the entity.
+public struct StoreSortDescriptor: Sendable, Hashable {
+    /// The attribute's position in the entity's properties.
+    public var propertyIndex: Int
+    public var ascending: Bool
 }
 
 /// The changes of one context save, as the store sees them. Values may refer

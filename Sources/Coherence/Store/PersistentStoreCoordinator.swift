@@ -87,6 +87,20 @@ public final class PersistentStoreCoordinator: Sendable {
         try store(for: objectID).relatedObjectIDs(of: objectID, relationship: relationship)
     }
 
+    /// The store's answer to a fetch, or `nil` when the context must evaluate
+    /// it (in-memory stores, several stores).
+    func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
+        let stores = persistentStores
+        guard stores.count == 1 else { return nil }
+        return try stores[0].fetch(request)
+    }
+
+    func count(_ request: StoreFetchRequest) throws -> Int? {
+        let stores = persistentStores
+        guard stores.count == 1 else { return nil }
+        return try stores[0].count(request)
+    }
+
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
         return try store.permanentIDs(for: objectIDs, entities: entities)

@@ -32,6 +32,7 @@ public final class SQLiteStore: PersistentStore {
             var configuration = Configuration()
             configuration.label = "Coherence.SQLiteStore"
             configuration.busyMode = .timeout(10)
+            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
             pool = try DatabasePool(path: url.path, configuration: configuration)
             identifier = try pool.write { db in
                 if let (identifier, old) = stored {
@@ -191,6 +192,49 @@ public final class SQLiteStore: PersistentStore {
                     arguments: [objectID.key])
             }
             return Set(keys.map { ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: $0) })
+        }
+    }
+
+    // MARK: Fetching
+
+    /// `FROM … WHERE … ORDER BY … LIMIT …` for a request, with its arguments.
+    private func query(for request: StoreFetchRequest) throws -> (sql: String, arguments: StatementArguments) {
+        let entity = request.entity
+        var sql = "FROM \(SQLiteSchema.table(entity)) AS t0"
+        var arguments: [DatabaseValue] = []
+        if let predicate = request.predicate, let variable = request.variable {
+            var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: entity)
+            sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
+            arguments = compiler.arguments
+        }
+        let order = request.sortDescriptors.map {
+            "t0.\(SQLiteSchema.quote(entity.propertyName(at: $0.propertyIndex))) \($0.ascending ? "ASC" : "DESC")"
+        } + ["t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey))"]
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if request.fetchLimit > 0 || request.fetchOffset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [(request.fetchLimit > 0 ? request.fetchLimit : -1).databaseValue, request.fetchOffset.databaseValue]
+        }
+        return (sql, StatementArguments(arguments))
+    }
+
+    public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
+        let (query, arguments) = try query(for: request)
+        let entity = request.entity
+        return try read { db in
+            var snapshots: [Snapshot] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) \(query)", arguments: arguments)
+            while let row = try rows.next() {
+                snapshots.append(try snapshot(from: row, entity: entity))
+            }
+            return snapshots
+        }
+    }
+
+    public func count(_ request: StoreFetchRequest) throws -> Int? {
+        let (query, arguments) = try query(for: request)
+        return try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query))", arguments: arguments) ?? 0
         }
     }
 
