@@ -32,10 +32,11 @@ extension ManagedObjectContext {
 
     /// Loads one to-many fault with one store query; the object's snapshot
     /// learns the IDs too, so they do not count as a change.
-    func _loadToManyFault(of object: ManagedObject, _ relationship: RelationshipDescription) -> Set<ManagedObjectID> {
+    func _loadToManyFault(of object: ManagedObject, _ relationship: RelationshipDescription,
+                          knownIDs: Set<ManagedObjectID>? = nil) -> Set<ManagedObjectID> {
         let ids: Set<ManagedObjectID>
         do {
-            ids = try coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)
+            ids = try knownIDs ?? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)
         } catch {
             preconditionFailure("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
         }

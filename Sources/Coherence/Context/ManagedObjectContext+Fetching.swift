@@ -23,6 +23,9 @@ extension ManagedObjectContext {
         _assertOnQueue()
         processPendingChanges()
         let objects = try matchingObjects(request)
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(for: Result.self))
+        }
         if !request.returnsObjectsAsFaults {
             for object in objects where object.isFault { _fulfillFault(object) }
         }
@@ -87,6 +90,76 @@ extension ManagedObjectContext {
         }
     }
 
+    // MARK: Prefetching
+
+    /// Loads the relationships named by `paths` for `objects` (all of
+    /// `entity`) with one store query per relationship and level.
+    private func prefetch(_ paths: [String], for objects: [ManagedObject], entity: EntityDescription) throws {
+        var byFirst: [String: [String]] = [:]
+        for path in paths {
+            let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+            byFirst[parts[0], default: []] += parts.count > 1 ? [parts[1]] : []
+        }
+        for (name, rest) in byFirst.sorted(by: { $0.key < $1.key }) {
+            guard let relationship = entity.relationship(named: name),
+                  let destination = coordinator.managedObjectModel.entitiesByName[relationship.destinationEntityName] else {
+                throw ContextError.unknownProperty(entity: entity.name, property: name)
+            }
+            let related = relationship.isToMany
+                ? try prefetchToMany(relationship, for: objects)
+                : try prefetchToOne(relationship, for: objects)
+            if !rest.isEmpty { try prefetch(rest, for: related, entity: destination) }
+        }
+    }
+
+    /// The committed or current value of a relationship, without firing a fault.
+    private func unfiredValue(of object: ManagedObject, _ relationship: RelationshipDescription) -> StoreValue? {
+        object.isFault ? object._snapshot?.values[relationship.index]
+            : relationship.access.storage(of: object).storeValue(isToMany: relationship.isToMany)
+    }
+
+    /// Prefetched objects are loaded: the context keeps them (a fault could
+    /// be released, and its snapshot with it, before it is used).
+    private func loadPrefetched(_ object: ManagedObject) {
+        if object.isFault { _fulfillFault(object) }
+    }
+
+    private func prefetchToOne(_ relationship: RelationshipDescription, for objects: [ManagedObject]) throws -> [ManagedObject] {
+        var ids = Set<ManagedObjectID>()
+        for object in objects {
+            if case .objectID(let id)? = unfiredValue(of: object, relationship) { ids.insert(id) }
+        }
+        let missing = ids.filter { id in
+            guard let object = registered[id] else { return true }
+            return object.isFault && object._snapshot == nil
+        }
+        for snapshot in try coordinator.snapshots(for: Array(missing)) { loadPrefetched(self.object(for: snapshot)) }
+        return ids.map { object(with: $0) }
+    }
+
+    private func prefetchToMany(_ relationship: RelationshipDescription, for objects: [ManagedObject]) throws -> [ManagedObject] {
+        let owners = objects.filter { object in
+            !object.isInserted && unfiredValue(of: object, relationship).map { $0 == .toManyFault } ?? true
+        }
+        var related: [ManagedObject] = []
+        for (ownerID, snapshots) in try coordinator.relatedSnapshots(of: owners.map(\.objectID), relationship: relationship) {
+            let destinations = snapshots.map { self.object(for: $0) }
+            destinations.forEach(loadPrefetched)
+            related += destinations
+            guard let owner = registered[ownerID] else { continue }
+            let ids = Set(destinations.map(\.objectID))
+            if owner.isFault {
+                guard let snapshot = owner._snapshot else { continue }
+                var values = snapshot.values
+                values[relationship.index] = .objectIDs(ids)
+                owner._snapshot = Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
+            } else {
+                _ = _loadToManyFault(of: owner, relationship, knownIDs: ids)
+            }
+        }
+        return related
+    }
+
     // MARK: Matching
 
     /// Whether unsaved insertions, changes or deletions of `entity` exist.
@@ -114,7 +187,7 @@ extension ManagedObjectContext {
     }
 
     /// The registered object for a committed snapshot, registering a fault if needed.
-    private func object(for snapshot: Snapshot) -> ManagedObject {
+    func object(for snapshot: Snapshot) -> ManagedObject {
         if let object = registered[snapshot.objectID] {
             if object.isFault, object._snapshot == nil { object._snapshot = snapshot }
             return object

@@ -23,7 +23,7 @@ extension ManagedObjectContext {
             if !mergeChanges { object._snapshot = nil }
             return
         }
-        let latest = try? coordinator.snapshot(for: object.objectID)
+        let latest = try? coordinator.latestSnapshot(for: object.objectID)
         if latest == nil {
             // Deleted from the store by someone else: nothing to refresh from.
             invalidate(object, notify: true)
@@ -60,6 +60,7 @@ extension ManagedObjectContext {
             tracker.pendingTouched.remove(object)
             object._snapshot = latest
             object._access.insert(.fault)
+            registered.release(object)
             object.didTurnIntoFault()
         }
         tracker.pendingRefreshed.insert(object)
@@ -70,7 +71,7 @@ extension ManagedObjectContext {
     /// objects take the latest committed values of their unchanged properties.
     public func refreshAllObjects() {
         _assertOnQueue()
-        for object in Array(registered.values) {
+        for object in registered.objects {
             refresh(object, mergeChanges: true)
         }
     }
@@ -132,11 +133,11 @@ extension ManagedObjectContext {
     /// didChangeObjects notification lists them all under `invalidatedAll`.
     public func reset() {
         _assertOnQueue()
-        let all = Set(registered.values)
+        let all = Set(registered.objects)
         for object in all {
             invalidate(object, notify: !object.isFault)
         }
-        registered = [:]
+        registered.removeAll()
         tracker.removeAll()
         tracker.pendingInvalidatedAll = all
         processPendingChanges()

@@ -56,7 +56,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let configuration: Mutex<Configuration>
 
     // State confined to the queue.
-    var registered: [ManagedObjectID: ManagedObject] = [:]
+    var registered = IdentityMap()
     var tracker = ChangeTracker()
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
@@ -88,7 +88,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     deinit {
-        for object in registered.values {
+        for object in registered.objects {
             object._contextRef = nil
             object._access.insert(.invalidated)
         }
@@ -201,7 +201,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Every object the context holds.
     public var registeredObjects: Set<ManagedObject> {
         _assertOnQueue()
-        return Set(registered.values)
+        return Set(registered.objects)
     }
 
     /// The object registered under `objectID`, or `nil`; never fetches.
@@ -269,6 +269,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
         }
         object._access.remove(.fault)
+        registered.retain(object)
         object._apply(values: snapshot.values, entity: entity)
         object.awakeFromFetch()
     }
@@ -283,6 +284,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// but belongs to no context any more.
     func invalidate(_ object: ManagedObject, notify: Bool) {
         registered[object.objectID] = nil
+        registered.release(object)
         if notify { object.willTurnIntoFault() }
         object._contextRef = nil
         object._access.insert(.invalidated)
@@ -306,6 +308,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._contextRef = self
         object._lifecycle = .inserted
         registered[object.objectID] = object
+        registered.retain(object)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)
         object.awakeFromInsert()

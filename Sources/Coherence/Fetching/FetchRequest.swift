@@ -33,6 +33,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Whether fetched objects stay faults until first used (the default), or
     /// arrive with their values loaded.
     public var returnsObjectsAsFaults: Bool = true
+    /// Relationships to load together with the results, by name, with dots
+    /// for deeper paths (`["feedItems"]`, `["server.feedItems"]`): one query
+    /// per relationship instead of one per object.
+    public var relationshipKeyPathsForPrefetching: [String] = []
 
     /// A request for the objects of `Result`'s entity.
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {

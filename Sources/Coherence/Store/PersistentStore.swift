@@ -30,9 +30,31 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The number of committed objects that match `request`, or `nil` if the
     /// store cannot evaluate requests.
     func count(_ request: StoreFetchRequest) throws -> Int?
+    /// The snapshots of several objects (those that exist), for prefetching.
+    func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot]
+    /// The destinations of a to-many relationship of several objects, as
+    /// snapshots by owner, for prefetching.
+    func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]]
 }
 
 extension PersistentStore {
+    /// The snapshots of several objects (those that exist), one by one; a
+    /// store that can should read them with one query.
+    public func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0) }
+    }
+
+    /// The destinations of a to-many relationship of several objects, as
+    /// snapshots by owner, one owner at a time; a store that can should read
+    /// them with one query.
+    public func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
+        var result: [ManagedObjectID: [Snapshot]] = [:]
+        for id in objectIDs {
+            result[id] = try snapshots(for: Array(relatedObjectIDs(of: id, relationship: relationship)))
+        }
+        return result
+    }
+
     /// A store that cannot evaluate requests: the context evaluates them.
     public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { nil }
     /// A store that cannot evaluate requests: the context evaluates them.

@@ -12,6 +12,8 @@ public final class PersistentStoreCoordinator: Sendable {
     private let stores = Mutex<[any PersistentStore]>([])
     /// Held for the length of a save, so saves apply one after another.
     private let saveLock = Mutex<Void>(())
+    /// Committed snapshots shared by every context of this coordinator.
+    let rowCache = RowCache()
 
     /// Creates a coordinator with no store loaded.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -76,11 +78,51 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
         guard !objectID.isTemporaryID else { return nil }
-        return try store(for: objectID).snapshot(for: objectID)
+        if let cached = rowCache[objectID] { return cached }
+        guard let snapshot = try store(for: objectID).snapshot(for: objectID) else { return nil }
+        rowCache.insert([snapshot])
+        return snapshot
+    }
+
+    /// The committed snapshot from the store itself, bypassing the row cache
+    /// (which it then updates): for `refresh`.
+    func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        guard !objectID.isTemporaryID else { return nil }
+        guard let snapshot = try store(for: objectID).snapshot(for: objectID) else {
+            rowCache.remove([objectID])
+            return nil
+        }
+        rowCache.insert([snapshot])
+        return snapshot
+    }
+
+    /// Snapshots of several objects, from the cache where possible, else with
+    /// one query per store.
+    func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
+        var found: [Snapshot] = []
+        var missing: [String: [ManagedObjectID]] = [:]
+        for id in objectIDs where !id.isTemporaryID {
+            if let cached = rowCache[id] { found.append(cached) } else { missing[id.storeIdentifier!, default: []].append(id) }
+        }
+        for ids in missing.values {
+            let loaded = try store(for: ids[0]).snapshots(for: ids)
+            rowCache.insert(loaded)
+            found += loaded
+        }
+        return found
+    }
+
+    func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
+        guard let first = objectIDs.first(where: { !$0.isTemporaryID }) else { return [:] }
+        let related = try store(for: first).relatedSnapshots(of: objectIDs.filter { !$0.isTemporaryID }, relationship: relationship)
+        for snapshots in related.values { rowCache.insert(snapshots) }
+        return related
     }
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
-        try persistentStores.flatMap { try $0.snapshots(of: entity) }
+        let snapshots = try persistentStores.flatMap { try $0.snapshots(of: entity) }
+        rowCache.insert(snapshots)
+        return snapshots
     }
 
     func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
@@ -91,8 +133,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// it (in-memory stores, several stores).
     func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
         let stores = persistentStores
-        guard stores.count == 1 else { return nil }
-        return try stores[0].fetch(request)
+        guard stores.count == 1, let snapshots = try stores[0].fetch(request) else { return nil }
+        rowCache.insert(snapshots)
+        return snapshots
     }
 
     func count(_ request: StoreFetchRequest) throws -> Int? {
@@ -108,6 +151,11 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
-        return try saveLock.withLock { _ in try store.save(request) }
+        return try saveLock.withLock { _ in
+            let result = try store.save(request)
+            rowCache.remove(request.deleted.map(\.objectID))
+            rowCache.insert(result.snapshots.values)
+            return result
+        }
     }
 }

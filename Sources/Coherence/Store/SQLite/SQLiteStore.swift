@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save
 /// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
@@ -104,7 +105,13 @@ public final class SQLiteStore: PersistentStore {
 
     // MARK: Reading
 
+    /// How many read transactions the store ran: a way to spot N+1 access
+    /// patterns (compare with `relationshipKeyPathsForPrefetching`).
+    public var queryCount: Int { queries.withLock { $0 } }
+    private let queries = Mutex(0)
+
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        queries.withLock { $0 += 1 }
         do {
             return try pool.read(body)
         } catch let error as DatabaseError {
@@ -235,6 +242,57 @@ public final class SQLiteStore: PersistentStore {
         let (query, arguments) = try query(for: request)
         return try read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT 1 \(query))", arguments: arguments) ?? 0
+        }
+    }
+
+    public func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
+        var byEntity: [ObjectIdentifier: (EntityDescription, [Int64])] = [:]
+        for id in objectIDs where id.storeIdentifier == identifier {
+            let entity = try entity(of: id)
+            byEntity[ObjectIdentifier(entity), default: (entity, [])].1.append(id.key)
+        }
+        guard !byEntity.isEmpty else { return [] }
+        return try read { db in
+            var snapshots: [Snapshot] = []
+            for (entity, keys) in byEntity.values {
+                for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
+                    let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(chunk))
+                    while let row = try rows.next() { snapshots.append(try snapshot(from: row, entity: entity)) }
+                }
+            }
+            return snapshots
+        }
+    }
+
+    public func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
+        let owners = objectIDs.filter { $0.storeIdentifier == identifier }
+        guard let first = owners.first else { return [:] }
+        let ownerEntity = try entity(of: first)
+        guard let destination = model.entitiesByName[relationship.destinationEntityName] else {
+            throw StoreError.unknownEntity(relationship.destinationEntityName)
+        }
+        let ownersByKey = Dictionary(owners.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        return try read { db in
+            var result: [ManagedObjectID: [Snapshot]] = Dictionary(uniqueKeysWithValues: owners.map { ($0, []) })
+            let keys = Array(ownersByKey.keys)
+            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql: String
+                if let join = SQLiteSchema.joinTable(relationship, of: ownerEntity) {
+                    sql = "SELECT j.\(join.sourceColumn), \(SQLiteSchema.selectList(destination, alias: "t0")) FROM \(join.name) AS j JOIN \(SQLiteSchema.table(destination)) AS t0 ON t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(placeholders))"
+                } else {
+                    sql = "SELECT t0.\(SQLiteSchema.quote(relationship.inverseName)), \(SQLiteSchema.selectList(destination, alias: "t0")) FROM \(SQLiteSchema.table(destination)) AS t0 WHERE t0.\(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))"
+                }
+                let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    let ownerKey: Int64 = row[0]
+                    guard let owner = ownersByKey[ownerKey] else { continue }
+                    result[owner, default: []].append(try snapshot(from: row, entity: destination, offset: 1))
+                }
+            }
+            return result
         }
     }
 

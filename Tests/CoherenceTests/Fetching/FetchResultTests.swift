@@ -1,0 +1,180 @@
+import Coherence
+import Foundation
+import Testing
+
+@Suite("Fetch result types")
+struct FetchResultTests {
+    private func seeded(_ store: StoreKind) throws -> ManagedObjectContext {
+        let context = try TestStack.context(store)
+        try context.performAndWait {
+            let server = Server(context: context)
+            server.name = "main"
+            for title in ["a", "b", "c"] {
+                let item = FeedItem(context: context)
+                item.title = title
+                item.server = server
+            }
+            try context.save()
+        }
+        return context
+    }
+
+    @Test(arguments: StoreKind.allCases) func objectIDsCountsAndDictionaries(store: StoreKind) throws {
+        let context = try seeded(store)
+        try context.performAndWait { () throws in
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            let objects = try context.fetch(request)
+            #expect(try context.fetchObjectIDs(request) == objects.map(\.objectID))
+            #expect(try context.count(for: request) == 3)
+            var limited = request
+            limited.fetchLimit = 2
+            limited.fetchOffset = 2
+            #expect(try context.count(for: limited) == 1)
+
+            objects[0].title = "unsaved"
+            let rows = try context.fetchDictionaries(request, propertiesToFetch: ["title", "server"])
+            #expect(rows.map { $0["title"] as? String } == ["a", "b", "c"], "committed values, not the unsaved change")
+            #expect(rows.allSatisfy { $0["server"] as? ManagedObjectID == objects[1].server?.objectID })
+            #expect(throws: ContextError.unknownProperty(entity: "FeedItem", property: "nope")) {
+                try context.fetchDictionaries(request, propertiesToFetch: ["nope"])
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func returnsObjectsAsFaults(store: StoreKind) throws {
+        let context = try seeded(store)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        try reader.performAndWait { () throws in
+            let faults = try reader.fetch(FetchRequest<Server>())
+            #expect(faults.allSatisfy { $0.isFault })
+            var loaded = FetchRequest<FeedItem>()
+            loaded.returnsObjectsAsFaults = false
+            let items = try reader.fetch(loaded)
+            #expect(items.count == 3)
+            #expect(items.allSatisfy { !$0.isFault })
+        }
+    }
+}
+
+@Suite("Faulting and the row cache")
+struct FaultingTests {
+    private func seeded(servers: Int, itemsEach: Int) throws -> ManagedObjectContext {
+        let context = try TestStack.context(.sqlite)
+        try context.performAndWait {
+            for index in 0..<servers {
+                let server = Server(context: context)
+                server.name = "server \(index)"
+                for number in 0..<itemsEach {
+                    let item = FeedItem(context: context)
+                    item.title = "item \(index).\(number)"
+                    item.server = server
+                }
+            }
+            try context.save()
+        }
+        return context
+    }
+
+    private func store(of context: ManagedObjectContext) throws -> SQLiteStore {
+        try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+    }
+
+    @Test func prefetchingRemovesTheNPlusOnePattern() throws {
+        let writer = try seeded(servers: 10, itemsEach: 5)
+        let store = try store(of: writer)
+        func queries(prefetching paths: [String]) throws -> Int {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestStack.model())
+            try coordinator.addPersistentStore(store)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            return try context.performAndWait {
+                let before = store.queryCount
+                var request = FetchRequest<Server>()
+                request.relationshipKeyPathsForPrefetching = paths
+                let servers = try context.fetch(request)
+                var titles = 0
+                for server in servers {
+                    for item in server.feedItems where !item.title.isEmpty { titles += 1 }
+                }
+                #expect(titles == 50)
+                return store.queryCount - before
+            }
+        }
+        #expect(try queries(prefetching: []) == 1 + 10 + 50, "one fetch, one query per server, one per item")
+        #expect(try queries(prefetching: ["feedItems"]) == 2, "one fetch and one prefetch")
+    }
+
+    @Test func toOnePrefetchingAndDeeperPaths() throws {
+        let writer = try seeded(servers: 3, itemsEach: 4)
+        let store = try store(of: writer)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestStack.model())
+        try coordinator.addPersistentStore(store)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let before = store.queryCount
+            var request = FetchRequest<FeedItem>()
+            request.relationshipKeyPathsForPrefetching = ["server.feedItems"]
+            let items = try context.fetch(request)
+            let siblings = items.reduce(0) { $0 + ($1.server?.feedItems.count ?? 0) }
+            #expect(siblings == 12 * 4)
+            #expect(store.queryCount - before == 3, "items, their servers, the servers' items")
+        }
+    }
+
+    @Test func aToManyFaultLoadsWithOneQuery() throws {
+        let writer = try seeded(servers: 1, itemsEach: 20)
+        let store = try store(of: writer)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        try reader.performAndWait {
+            let server = try #require(try reader.fetch(FetchRequest<Server>()).first)
+            _ = server.name
+            let before = store.queryCount
+            #expect(server.feedItems.count == 20)
+            #expect(store.queryCount - before == 1)
+        }
+    }
+
+    @Test func contextsShareTheCoordinatorsRowCache() throws {
+        let writer = try seeded(servers: 1, itemsEach: 0)
+        let store = try store(of: writer)
+        let first = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        let second = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        let (held, id) = try first.performAndWait {
+            let server = try #require(try first.fetch(FetchRequest<Server>()).first)
+            _ = server.name
+            return (server, server.objectID)
+        }
+        try second.performAndWait {
+            let before = store.queryCount
+            let server = try #require(try second.existingObject(with: id) as? Server)
+            #expect(server.name == "server 0")
+            #expect(store.queryCount == before, "the snapshot came from the row cache")
+        }
+        _ = held
+    }
+
+    @Test func faultsNothingHoldsAreReleased() throws {
+        let writer = try seeded(servers: 200, itemsEach: 0)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        try reader.performAndWait {
+            weak var someFault: Server?
+            do {
+                let servers = try reader.fetch(FetchRequest<Server>())
+                #expect(servers.count == 200)
+                someFault = servers[0]
+                #expect(reader.registeredObjects.count == 200)
+            }
+            #expect(someFault == nil, "a fault nothing holds is released")
+            #expect(reader.registeredObjects.isEmpty)
+
+            // Loaded objects stay until they turn back into faults.
+            do {
+                let servers = try reader.fetch(FetchRequest<Server>())
+                for server in servers { _ = server.name }
+            }
+            #expect(reader.registeredObjects.count == 200)
+            reader.refreshAllObjects()
+            reader.processPendingChanges() // the notification reports them as refreshed, then lets go
+            #expect(reader.registeredObjects.isEmpty, "refreshAllObjects releases unchanged objects")
+        }
+    }
+}
