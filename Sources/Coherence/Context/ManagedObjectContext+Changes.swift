@@ -132,6 +132,12 @@ extension ManagedObjectContext {
         tracker.deletionsToPropagate.append(object)
     }
 
+    /// Scratch contexts post nothing, so `processPendingChanges()` skips
+    /// them; their saves (batch requests) still need the delete rules.
+    func propagateDeletionsForScratch() {
+        propagateDeletions()
+    }
+
     /// Applies the delete rules of every object deleted since the last call.
     private func propagateDeletions() {
         while !tracker.deletionsToPropagate.isEmpty {

@@ -18,11 +18,18 @@ extension ManagedObjectContext {
     ///
     /// **Complexity:** O(changed objects × properties).
     public func save() throws {
+        try saveChanges()
+    }
+
+    /// ``save()``, returning what it saved (`nil` when there was nothing).
+    @discardableResult
+    func saveChanges() throws -> ContextDidSave? {
         _assertOnQueue()
         processPendingChanges()
+        if isScratch { propagateDeletionsForScratch() }
         guard hasChanges else {
             discardDeletedInsertions()
-            return
+            return nil
         }
         post(name: ManagedObjectContext.willSaveObjectsNotification, userInfo: nil)
         processPendingChanges()
@@ -76,6 +83,7 @@ extension ManagedObjectContext {
         }
         post(name: ManagedObjectContext.didSaveObjectsNotification, userInfo: didSave.userInfo)
         post(name: ManagedObjectContext.didSaveObjectIDsNotification, userInfo: didSave.objectIDsUserInfo)
+        return didSave
     }
 
     /// Gives the objects permanent IDs now, before they are saved; their

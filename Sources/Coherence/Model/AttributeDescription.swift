@@ -43,6 +43,9 @@ protocol AttributeAccess: Sendable {
     func swiftValue(_ value: StoreValue) throws -> Any
     /// The current Swift value, or `nil` if it was never set.
     func currentSwiftValue(of object: ManagedObject) -> Any?
+    /// The store form of a Swift value of the attribute's type (`nil` stands
+    /// for `nil`); `nil` if `value` has another type.
+    func storeValue(forSwiftValue value: Any?) throws -> StoreValue?
     /// Replaces the value with a Swift value of the attribute's type, bypassing
     /// change tracking; `false` if `value` has another type.
     func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool
@@ -78,6 +81,12 @@ struct AttributeSlot<Value>: AttributeAccess {
 
     func currentSwiftValue(of object: ManagedObject) -> Any? {
         pointer(object).pointee.storage.map { $0 as Any }
+    }
+
+    func storeValue(forSwiftValue value: Any?) throws -> StoreValue? {
+        if let typed = value as? Value { return try codec.encode(typed) }
+        if value == nil || value is NSNull { return codec.isOptional ? .null : nil }
+        return nil
     }
 
     func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool {

@@ -113,6 +113,7 @@ extension ManagedObjectContext {
     /// Posts a notification to the typed observers and to
     /// `NotificationCenter.default`, on the calling (context's) queue.
     func post(name: Notification.Name, userInfo: [AnyHashable: Any]?) {
+        guard !isScratch else { return }
         let notification = Notification(name: name, object: self, userInfo: userInfo)
         observers.deliver(notification)
         NotificationCenter.default.post(notification)

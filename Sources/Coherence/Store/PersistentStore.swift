@@ -35,6 +35,22 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// The destinations of a to-many relationship of several objects, as
     /// snapshots by owner, for prefetching.
     func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]]
+    /// Runs a batch request in one transaction, or returns `nil` if the store
+    /// cannot (the context then runs it through a scratch context).
+    func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult?
+}
+
+/// What a store's batch request changed.
+public struct StoreBatchResult: Sendable {
+    /// The objects the request itself inserted, updated or deleted.
+    public var affected: [ManagedObjectID]
+    /// Every change, including rows changed by delete rules.
+    public var changes: ObjectIDChanges
+
+    public init(affected: [ManagedObjectID], changes: ObjectIDChanges) {
+        self.affected = affected
+        self.changes = changes
+    }
 }
 
 extension PersistentStore {
@@ -54,6 +70,9 @@ extension PersistentStore {
         }
         return result
     }
+
+    /// A store without native batch requests: the context runs them.
+    public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? { nil }
 
     /// A store that cannot evaluate requests: the context evaluates them.
     public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { nil }

@@ -149,6 +149,17 @@ public final class PersistentStoreCoordinator: Sendable {
         return try store.permanentIDs(for: objectIDs, entities: entities)
     }
 
+    /// Runs a batch request in the store, or returns `nil` if it cannot.
+    func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+        let stores = persistentStores
+        guard stores.count == 1 else { return nil }
+        return try saveLock.withLock { _ in
+            guard let result = try stores[0].execute(request) else { return nil }
+            rowCache.remove(result.changes.updated.union(result.changes.deleted))
+            return result
+        }
+    }
+
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
         return try saveLock.withLock { _ in

@@ -307,7 +307,7 @@ public final class SQLiteStore: PersistentStore {
     }
 
     /// Takes the next primary key of `entity` from `Z_PRIMARYKEY`.
-    private func reserveKey(for entity: EntityDescription, in db: Database) throws -> ManagedObjectID {
+    func reserveKey(for entity: EntityDescription, in db: Database) throws -> ManagedObjectID {
         let key = try Int64.fetchOne(db.cachedStatement(
             sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + 1 WHERE entity = ? RETURNING max"), arguments: [entity.name])
         guard let key else { throw StoreError.unknownEntity(entity.name) }
@@ -359,7 +359,7 @@ public final class SQLiteStore: PersistentStore {
         entity.attributes.map { values[$0.index].databaseValue } + SQLiteSchema.toOne(entity).map { values[$0.index].databaseValue }
     }
 
-    private func insertRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws {
+    func insertRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws {
         let columns = ([SQLiteSchema.primaryKey, SQLiteSchema.version] + SQLiteSchema.columns(entity)).map(SQLiteSchema.quote)
         let sql = "INSERT INTO \(SQLiteSchema.table(entity)) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))

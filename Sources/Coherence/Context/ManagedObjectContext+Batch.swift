@@ -1,0 +1,130 @@
+import Foundation
+
+// Batch requests: straight to the store, no managed objects, no notifications.
+extension ManagedObjectContext {
+    /// Inserts the request's objects in one store transaction. Posts no
+    /// notification; merge the result's `changes` into live contexts with
+    /// ``mergeChanges(fromRemoteContextSave:into:)``.
+    /// - Throws: ``ContextError/unknownProperty(entity:property:)`` or
+    ///   ``ContextError/typeMismatch(entity:property:expected:)`` for a bad
+    ///   value, ``ValidationError/missingValue(entity:property:)`` for a
+    ///   required attribute without one, ``StoreError``; nothing is inserted.
+    @discardableResult
+    public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> BatchResult {
+        _assertOnQueue()
+        let entity = entity(for: Entity.self)
+        let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
+        if let result = try coordinator.execute(.insert(entity: entity, rows: rows)) {
+            return BatchResult(result, type: request.resultType)
+        }
+        let scratch = ManagedObjectContext(scratchFor: self)
+        let objects = rows.map { row in
+            let object = Entity()
+            scratch.insert(object)
+            object._apply(values: row, entity: entity)
+            return object
+        }
+        let saved = try scratch.saveChanges()
+        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+    }
+
+    /// Sets attributes of every matching object in one store transaction.
+    /// Posts no notification; merge the result's `changes` into live contexts.
+    /// - Throws: as ``execute(_:)-(BatchInsertRequest<Entity>)``, and
+    ///   ``FetchError/unsupportedPredicate(entity:construct:)``.
+    @discardableResult
+    public func execute<Entity: ManagedObject>(_ request: BatchUpdateRequest<Entity>) throws -> BatchResult {
+        _assertOnQueue()
+        let entity = entity(for: Entity.self)
+        var values: [Int: StoreValue] = [:]
+        for (name, value) in request.propertiesToUpdate {
+            guard let attribute = entity.attribute(named: name) else {
+                throw ContextError.unknownProperty(entity: entity.name, property: name)
+            }
+            guard let stored = try attribute.access.storeValue(forSwiftValue: value) else {
+                throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(attribute.valueType)")
+            }
+            values[attribute.index] = stored
+        }
+        if let result = try coordinator.execute(.update(entity: entity, predicate: request.predicate?.expression,
+                                                          variable: request.predicate?.variable.key, values: values)) {
+            return BatchResult(result, type: request.resultType)
+        }
+        let scratch = ManagedObjectContext(scratchFor: self)
+        var fetch = FetchRequest<Entity>(predicate: request.predicate)
+        fetch.evaluatesPredicateInMemory = true
+        let objects = try scratch.fetch(fetch)
+        for object in objects {
+            for (index, value) in values {
+                object._prepareForWriteAt(index: index)
+                try entity.attributes[index].access.setStoreValue(value, of: object)
+            }
+        }
+        let saved = try scratch.saveChanges()
+        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+    }
+
+    /// Deletes every matching object in one store transaction, applying
+    /// delete rules in the store. Posts no notification; merge the result's
+    /// `changes` into live contexts.
+    /// - Throws: ``ValidationError/deleteDenied(entity:property:)`` when a
+    ///   `.deny` rule forbids it (nothing is deleted),
+    ///   ``FetchError/unsupportedPredicate(entity:construct:)``, ``StoreError``.
+    @discardableResult
+    public func execute<Entity: ManagedObject>(_ request: BatchDeleteRequest<Entity>) throws -> BatchResult {
+        _assertOnQueue()
+        let entity = entity(for: Entity.self)
+        if let result = try coordinator.execute(.delete(entity: entity, predicate: request.predicate?.expression,
+                                                          variable: request.predicate?.variable.key)) {
+            return BatchResult(result, type: request.resultType)
+        }
+        let scratch = ManagedObjectContext(scratchFor: self)
+        var fetch = FetchRequest<Entity>(predicate: request.predicate)
+        fetch.evaluatesPredicateInMemory = true
+        let objects = try scratch.fetch(fetch)
+        for object in objects { try scratch.delete(object) }
+        let saved = try scratch.saveChanges()
+        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+    }
+
+    /// The store values of one batch-inserted object.
+    private func storeRow(for values: [String: Any], entity: EntityDescription) throws -> [StoreValue] {
+        var row: [StoreValue?] = entity.attributes.map(\.defaultValue) + entity.relationships.map { $0.isToMany ? .objectIDs([]) : .null }
+        for (name, value) in values {
+            guard let index = entity.indexByName[name] else { throw ContextError.unknownProperty(entity: entity.name, property: name) }
+            if let relationship = entity.relationship(at: index) {
+                if relationship.isToMany {
+                    throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "an attribute or a to-one relationship")
+                }
+                if value is NSNull { row[index] = .null; continue }
+                guard let id = value as? ManagedObjectID, !id.isTemporaryID, id.objectClass == relationship.destinationType else {
+                    throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "a permanent ManagedObjectID of \(relationship.destinationEntityName)")
+                }
+                row[index] = .objectID(id)
+            } else {
+                guard let stored = try entity.attributes[index].access.storeValue(forSwiftValue: value) else {
+                    throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(entity.attributes[index].valueType)")
+                }
+                row[index] = stored
+            }
+        }
+        return try row.enumerated().map { index, value in
+            guard let value else { throw ValidationError.missingValue(entity: entity.name, property: entity.propertyName(at: index)) }
+            return value
+        }
+    }
+}
+
+extension BatchResult {
+    init(_ result: StoreBatchResult, type: BatchResultType) {
+        count = result.affected.count
+        objectIDs = type == .objectIDs ? result.affected : nil
+        changes = result.changes
+    }
+
+    init(affected: [ManagedObjectID], saved: ContextDidSave?, type: BatchResultType) {
+        count = affected.count
+        objectIDs = type == .objectIDs ? affected : nil
+        changes = saved?.objectIDs ?? ObjectIDChanges()
+    }
+}

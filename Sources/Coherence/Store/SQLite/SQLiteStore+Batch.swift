@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+
+// Batch requests as SQL, in one transaction each.
+extension SQLiteStore {
+    public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+        switch request {
+        case .insert(let entity, let rows):
+            return try write { db in
+                var ids: [ManagedObjectID] = []
+                for row in rows {
+                    let id = try reserveKey(for: entity, in: db)
+                    try insertRow(id: id, entity: entity, values: row, in: db)
+                    ids.append(id)
+                }
+                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids)))
+            }
+        case .update(let entity, let predicate, let variable, let values):
+            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
+            let version = SQLiteSchema.quote(SQLiteSchema.version)
+            let assignments = ["\(version) = \(version) + 1"] + values.keys.sorted().map {
+                "\(SQLiteSchema.quote(entity.propertyName(at: $0))) = ?"
+            }
+            let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
+            let allArguments = StatementArguments(values.keys.sorted().map { values[$0]!.databaseValue }) + arguments
+            return try write { db in
+                let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
+                let ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) }
+                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids)))
+            }
+        case .delete(let entity, let predicate, let variable):
+            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
+            return try write { db in
+                let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(SQLiteSchema.table(entity)) AS t0\(condition)",
+                                              arguments: arguments)
+                var changes = ObjectIDChanges()
+                try deleteRows(keys, of: entity, changes: &changes, in: db)
+                changes.updated.subtract(changes.deleted)
+                return StoreBatchResult(affected: keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) },
+                                        changes: changes)
+            }
+        }
+    }
+
+    /// ` WHERE …` for a predicate over alias `t0`, or nothing.
+    private func whereClause(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
+                             variable: PredicateExpressions.VariableID?) throws -> (String, StatementArguments) {
+        guard let predicate, let variable else { return ("", []) }
+        var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: entity)
+        let condition = try compiler.condition(for: predicate, variable: variable)
+        return (" WHERE \(condition)", StatementArguments(compiler.arguments))
+    }
+
+    /// Deletes rows and applies their delete rules in SQL: cascade deletes
+    /// destinations, nullify clears the inverse column or join rows, deny
+    /// throws if a destination remains.
+    private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges, in db: Database) throws {
+        let fresh = keys.filter { !changes.deleted.contains(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0)) }
+        guard !fresh.isEmpty else { return }
+        for key in fresh { changes.deleted.insert(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)) }
+        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
+        for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let arguments = StatementArguments(chunk)
+            for relationship in entity.relationships {
+                guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
+                let destinationKeys = try destinationKeys(of: relationship, owner: entity, ownerKeys: placeholders, arguments: arguments, in: db)
+                let destinationIDs = destinationKeys.map { ManagedObjectID(entity: destination, storeIdentifier: identifier, primaryKey: $0) }
+                switch relationship.deleteRule {
+                case .deny:
+                    if destinationIDs.contains(where: { !changes.deleted.contains($0) }) {
+                        throw ValidationError.deleteDenied(entity: entity.name, property: relationship.name)
+                    }
+                case .cascade:
+                    try deleteRows(destinationKeys, of: destination, changes: &changes, in: db)
+                case .nullify:
+                    if !relationship.inverseIsToMany {
+                        try db.execute(sql: "UPDATE \(SQLiteSchema.table(destination)) SET \(SQLiteSchema.quote(relationship.inverseName)) = NULL, \(SQLiteSchema.quote(SQLiteSchema.version)) = \(SQLiteSchema.quote(SQLiteSchema.version)) + 1 WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
+                                       arguments: arguments)
+                    }
+                    changes.updated.formUnion(destinationIDs)
+                case .noAction:
+                    break
+                }
+                if let join = SQLiteSchema.joinTable(relationship, of: entity) {
+                    try db.execute(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments: arguments)
+                }
+            }
+            try db.execute(sql: "DELETE FROM \(SQLiteSchema.table(entity)) WHERE \(pk) IN (\(placeholders))", arguments: arguments)
+        }
+    }
+
+    /// The destination keys of a relationship for some owner rows.
+    private func destinationKeys(of relationship: RelationshipDescription, owner: EntityDescription, ownerKeys placeholders: String,
+                                 arguments: StatementArguments, in db: Database) throws -> [Int64] {
+        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
+        if let join = SQLiteSchema.joinTable(relationship, of: owner) {
+            return try Int64.fetchAll(db, sql: "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments: arguments)
+        }
+        if relationship.isToMany {
+            return try Int64.fetchAll(db, sql: "SELECT \(pk) FROM \(SQLiteSchema.table(named: relationship.destinationEntityName)) WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
+                                      arguments: arguments)
+        }
+        return try Int64.fetchAll(db, sql: "SELECT \(SQLiteSchema.quote(relationship.name)) FROM \(SQLiteSchema.table(owner)) WHERE \(pk) IN (\(placeholders)) AND \(SQLiteSchema.quote(relationship.name)) IS NOT NULL",
+                                  arguments: arguments)
+    }
+}
