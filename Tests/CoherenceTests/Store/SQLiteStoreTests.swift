@@ -147,6 +147,49 @@ struct SQLiteStoreTests {
         #expect(columns == ["Z_PK", "Z_OPT", "text", "pinned", "subtitle", "folder"])
     }
 
+    @Test func aSaveThatFailsInTheMiddleLeavesFileAndContextAsTheyWere() throws {
+        let url = TestFiles.newURL("atomic.sqlite")
+        let coordinator = try coordinator(at: url)
+        let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let server = try context.performAndWait {
+            let server = Server(context: context)
+            server.name = "committed"
+            try context.save()
+            return server
+        }
+        // A constraint the model does not know about fails the third insert.
+        try store.pool.write { db in
+            try db.execute(sql: "CREATE TRIGGER poison BEFORE INSERT ON FeedItem WHEN NEW.title = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned row'); END")
+        }
+        let log = context.performAndWait { ChangeLog(context) }
+        try context.performAndWait {
+            server.name = "renamed"
+            for title in ["fine", "also fine", "poison", "never reached"] {
+                let item = FeedItem(context: context)
+                item.title = title
+                item.server = server
+            }
+            context.processPendingChanges()
+            log.clear()
+            let error = try #require(throws: StoreError.self) { try context.save() }
+            guard case .sqlite(_, let message, _) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(message.contains("poisoned row"))
+            #expect(log.saves.isEmpty, "no didSave for a failed save")
+            #expect(server.isUpdated && server.name == "renamed", "the context keeps its changes")
+            #expect(context.insertedObjects.count == 4)
+            #expect(context.insertedObjects.allSatisfy { $0.objectID.isTemporaryID })
+        }
+        let (items, name) = try store.pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM FeedItem") ?? -1,
+             try String.fetchOne(db, sql: "SELECT name FROM Server"))
+        }
+        #expect(items == 0 && name == "committed", "nothing of the failed save reached the store")
+    }
+
     @Test func readersAreNotBlockedByAWritingSave() async throws {
         let url = TestFiles.newURL("wal.sqlite")
         let coordinator = try coordinator(at: url)
