@@ -26,6 +26,36 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Merges the changes of a didSave notification from another context of
+    /// the same coordinator (``didSaveObjectsNotification`` or
+    /// ``didSaveObjectIDsNotification``). Call it on this context's queue:
+    ///
+    /// ```swift
+    /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: writer, queue: nil) { note in
+    ///     let changes = ContextDidSave(note)?.objectIDs ?? ObjectIDChanges()
+    ///     viewContext.perform { viewContext.mergeChanges(fromContextDidSave: changes) }
+    /// }
+    /// ```
+    ///
+    /// Updated objects are refreshed (their unsaved changes here stay), and
+    /// reported under `refreshed` even when they are faults, so fetched
+    /// results and observers see updates to objects never loaded here.
+    /// Inserted objects are registered and reported under `inserted`; deleted
+    /// ones are reported under `deleted` and leave the context. The context
+    /// posts its own didChangeObjects, then
+    /// ``didMergeChangesObjectIDsNotification``.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        mergeChanges(fromContextDidSave: objectIDChanges(from: notification.userInfo ?? [:]))
+    }
+
+    /// ``mergeChanges(fromContextDidSave:)-(Notification)`` for the
+    /// `Sendable` IDs of a save, as ``ContextDidSave/objectIDs`` and the
+    /// didSave event sequence carry them.
+    public func mergeChanges(fromContextDidSave changes: ObjectIDChanges) {
+        _assertOnQueue()
+        mergeRemoteChanges(changes)
+    }
+
     /// The object IDs in a change dictionary, resolving URIs through this
     /// context's coordinator.
     private func objectIDChanges(from changes: [AnyHashable: Any]) -> ObjectIDChanges {
@@ -82,5 +112,7 @@ extension ManagedObjectContext {
         for object in gone {
             invalidate(object, notify: !object.isFault)
         }
+        post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
+             userInfo: ContextDidMergeChanges(context: self, objectIDs: changes).userInfo)
     }
 }

@@ -39,27 +39,44 @@ extension ManagedObjectContext {
         processPendingChanges()
         try validateForSave()
 
-        let inserted = tracker.inserted
-        let updated = updatedObjects
+        // Optimistic locking: a row saved elsewhere since it was read is a
+        // conflict, resolved by the merge policy and tried again.
+        var resolution = ConflictResolution()
+        var inserted: Set<ManagedObject>
+        var updated: Set<ManagedObject>
         let deleted = tracker.deleted
-        var request = StoreSaveRequest()
-        for object in inserted {
-            request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
+        let result: StoreSaveResult
+        while true {
+            inserted = tracker.inserted.union(resolution.reinserted)
+            updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
+            var request = StoreSaveRequest()
+            for object in inserted {
+                request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
+            }
+            for object in updated {
+                request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
+                                             baseVersion: object._snapshot?.version ?? 0))
+            }
+            for object in deleted {
+                request.deleted.append(.init(objectID: object.objectID, entity: object._entity!))
+            }
+            do {
+                result = try coordinator.save(request)
+                break
+            } catch let error as StoreConflictError {
+                try resolve(error, policy: mergePolicy, resolution: &resolution)
+            }
         }
-        for object in updated {
-            request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
-                                         baseVersion: object._snapshot?.version ?? 0))
-        }
-        for object in deleted {
-            request.deleted.append(.init(objectID: object.objectID, entity: object._entity!))
-        }
-        let result = try coordinator.save(request)
 
         // Committed: from here on nothing may fail.
         adoptPermanentIDs(result.permanentIDs, for: Array(inserted))
         for object in inserted.union(updated) {
             object._snapshot = result.snapshots[object.objectID] ?? object._snapshot
             object._lifecycle = []
+        }
+        for object in resolution.lost {
+            tracker.changed.remove(object)
+            tracker.pendingTouched.remove(object)
         }
         for object in tracker.changed {
             object._tracking?.changedProperties = []
@@ -80,6 +97,12 @@ extension ManagedObjectContext {
         }
         for object in deleted.union(discarded) {
             invalidate(object, notify: true)
+        }
+        if !resolution.lost.isEmpty {
+            // Deleted elsewhere, and the policy let the deletion stand.
+            tracker.pendingDeleted.formUnion(resolution.lost)
+            processPendingChanges()
+            for object in resolution.lost { invalidate(object, notify: true) }
         }
         post(name: ManagedObjectContext.didSaveObjectsNotification, userInfo: didSave.userInfo)
         post(name: ManagedObjectContext.didSaveObjectIDsNotification, userInfo: didSave.objectIDsUserInfo)

@@ -51,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private struct Configuration {
         var name: String?
         var coordinator: PersistentStoreCoordinator?
+        var automaticMerging: AutomaticMerging?
+        var mergePolicy: MergePolicy = .error
     }
 
     private let configuration: Mutex<Configuration>
@@ -88,6 +90,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     deinit {
+        configuration.withLock { $0.automaticMerging?.stop() }
         for object in registered.objects {
             object._contextRef = nil
             object._access.insert(.invalidated)
@@ -104,6 +107,27 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var persistentStoreCoordinator: PersistentStoreCoordinator? {
         get { configuration.withLock { $0.coordinator } }
         set { configuration.withLock { $0.coordinator = newValue } }
+    }
+
+    /// How ``save()`` resolves conflicts with changes saved elsewhere since
+    /// the objects were read; ``MergePolicy/error`` by default.
+    public var mergePolicy: MergePolicy {
+        get { configuration.withLock { $0.mergePolicy } }
+        set { configuration.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// Whether the context merges, on its own queue and without user code,
+    /// every save of the other contexts of its coordinator (as
+    /// ``mergeChanges(fromContextDidSave:)-(ObjectIDChanges)`` would). Off by default.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { configuration.withLock { $0.automaticMerging != nil } }
+        set {
+            configuration.withLock { configuration in
+                guard newValue != (configuration.automaticMerging != nil) else { return }
+                configuration.automaticMerging?.stop()
+                configuration.automaticMerging = newValue ? AutomaticMerging(for: self) : nil
+            }
+        }
     }
 
     public var description: String {
@@ -366,4 +390,28 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 private struct UncheckedBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// The observation behind `automaticallyMergesChangesFromParent`: every
+/// didSave of another context on the same coordinator is merged, on the
+/// receiving context's queue.
+private final class AutomaticMerging: @unchecked Sendable {
+    // Set once in init, removed in stop(); NotificationCenter tokens are not Sendable.
+    private var token: (any NSObjectProtocol)?
+
+    init(for context: ManagedObjectContext) {
+        token = NotificationCenter.default.addObserver(
+            forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
+        ) { [weak context] notification in
+            guard let context, let saver = notification.object as? ManagedObjectContext, saver !== context,
+                  let coordinator = context.persistentStoreCoordinator, saver.persistentStoreCoordinator === coordinator,
+                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification) else { return }
+            context.perform { context.mergeChanges(fromContextDidSave: changes) }
+        }
+    }
+
+    func stop() {
+        if let token { NotificationCenter.default.removeObserver(token) }
+        token = nil
+    }
 }

@@ -142,3 +142,46 @@ public struct ContextDidSave: ContextNotification {
 
     public var event: ObjectIDChanges { objectIDs }
 }
+
+/// ``ManagedObjectContext/didMergeChangesObjectIDsNotification``, typed.
+public struct ContextDidMergeChanges: ContextNotification {
+    public static var name: Notification.Name { ManagedObjectContext.didMergeChangesObjectIDsNotification }
+    /// The context that merged.
+    public let context: ManagedObjectContext
+    /// The merged object IDs.
+    public let objectIDs: ObjectIDChanges
+
+    init(context: ManagedObjectContext, objectIDs: ObjectIDChanges) {
+        self.context = context
+        self.objectIDs = objectIDs
+    }
+
+    public init?(_ notification: Notification) {
+        guard notification.name == Self.name, let context = notification.object as? ManagedObjectContext else { return nil }
+        let info = notification.userInfo ?? [:]
+        func ids(_ key: ManagedObjectContext.NotificationKey) -> Set<ManagedObjectID> {
+            info[key.rawValue] as? Set<ManagedObjectID> ?? []
+        }
+        self.init(context: context, objectIDs: ObjectIDChanges(inserted: ids(.insertedObjectIDs), updated: ids(.updatedObjectIDs),
+                                                               deleted: ids(.deletedObjectIDs)))
+    }
+
+    var userInfo: [AnyHashable: Any] {
+        [
+            ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue: objectIDs.inserted,
+            ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: objectIDs.updated,
+            ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: objectIDs.deleted,
+        ]
+    }
+
+    /// The IDs of a didSaveObjectIDs notification.
+    static func objectIDs(inSaveNotification notification: Notification) -> ObjectIDChanges? {
+        guard let info = notification.userInfo else { return nil }
+        func ids(_ key: ManagedObjectContext.NotificationKey) -> Set<ManagedObjectID> {
+            info[key.rawValue] as? Set<ManagedObjectID> ?? []
+        }
+        return ObjectIDChanges(inserted: ids(.insertedObjectIDs), updated: ids(.updatedObjectIDs), deleted: ids(.deletedObjectIDs))
+    }
+
+    public var event: ObjectIDChanges { objectIDs }
+}

@@ -23,6 +23,13 @@ extension ManagedObjectContext {
     /// `updated_objectIDs` and `deleted_objectIDs`: safe to hand to any queue.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
 
+    /// Posted by a context after it merged changes saved elsewhere
+    /// (``mergeChanges(fromContextDidSave:)``, automatic merges,
+    /// ``mergeChanges(fromRemoteContextSave:into:)``), after its own
+    /// didChangeObjects, with the merged `Set<ManagedObjectID>`s under
+    /// `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs`.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+
     /// The userInfo keys of context notifications, with Core Data's raw values.
     public enum NotificationKey: String, Sendable, CaseIterable {
         case insertedObjects = "inserted"
@@ -49,6 +56,8 @@ extension Notification.Name {
     public static let NSManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
     /// Core Data's name for ``ManagedObjectContext/didSaveObjectIDsNotification``.
     public static let NSManagedObjectContextDidSaveObjectIDs = ManagedObjectContext.didSaveObjectIDsNotification
+    /// Core Data's name for ``ManagedObjectContext/didMergeChangesObjectIDsNotification``.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = ManagedObjectContext.didMergeChangesObjectIDsNotification
 }
 
 /// Core Data's key for inserted objects: `"inserted"`.

@@ -112,7 +112,9 @@ struct SavingTests {
         try context.performAndWait {
             server.name = "edited after the row was deleted"
             let fresh = FeedItem(context: context)
-            #expect(throws: StoreError.objectNotFound(id)) { try context.save() }
+            let error = try #require(throws: MergeError.self) { try context.save() }
+            #expect(error.conflicts.map(\.sourceObject) == [server])
+            #expect(error.conflicts.first?.persistedSnapshot == nil, "deleted from the store")
             #expect(server.isUpdated, "the change is still pending")
             #expect(fresh.isInserted && fresh.objectID.isTemporaryID, "the insert was not applied either")
             let stored = try context.fetch(FetchRequest<FeedItem>(), includingPendingChanges: false)

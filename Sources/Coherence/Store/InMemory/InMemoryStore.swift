@@ -54,12 +54,15 @@ public final class InMemoryStore: PersistentStore {
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try tables.withLock { tables in
             // Check everything before changing anything.
+            var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
-                guard update.objectID.storeIdentifier == identifier,
-                      tables[update.entity.name]?.rows[update.objectID.key] != nil else {
-                    throw StoreError.objectNotFound(update.objectID)
+                guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
+                let row = tables[update.entity.name]?.rows[update.objectID.key]
+                if row?.version != update.baseVersion {
+                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion, current: row))
                 }
             }
+            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             var result = StoreSaveResult()
             for insert in request.inserted {
                 if insert.objectID.isTemporaryID {

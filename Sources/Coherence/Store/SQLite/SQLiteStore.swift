@@ -329,14 +329,21 @@ public final class SQLiteStore: PersistentStore {
                 try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
             }
+            var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
                 guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
                 let values = update.values.map { $0.remapped(mapping) }
-                let version = try updateRow(id: update.objectID, entity: update.entity, values: values, in: db)
+                guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
+                                                  expectedVersion: update.baseVersion, in: db) else {
+                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
+                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
+                    continue
+                }
                 try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
                 result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
                                                              version: version)
             }
+            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
                 try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
             }
@@ -365,16 +372,21 @@ public final class SQLiteStore: PersistentStore {
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))
     }
 
-    /// Writes a row's columns and bumps its version; returns the new version.
-    private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws -> Int64 {
+    /// Writes a row's columns and bumps its version if the row is still at
+    /// `expectedVersion`; returns the new version, or `nil` on a conflict.
+    private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
+                           in db: Database) throws -> Int64? {
         let version = SQLiteSchema.quote(SQLiteSchema.version)
         let assignments = ["\(version) = \(version) + 1"] + SQLiteSchema.columns(entity).map { "\(SQLiteSchema.quote($0)) = ?" }
-        let sql = "UPDATE \(SQLiteSchema.table(entity)) SET \(assignments.joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? RETURNING \(version)"
-        let arguments = StatementArguments(columnValues(values, entity: entity) + [id.key.databaseValue])
-        guard let newVersion = try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) else {
-            throw StoreError.objectNotFound(id)
-        }
-        return newVersion
+        let sql = "UPDATE \(SQLiteSchema.table(entity)) SET \(assignments.joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? AND \(version) = ? RETURNING \(version)"
+        let arguments = StatementArguments(columnValues(values, entity: entity) + [id.key.databaseValue, expectedVersion.databaseValue])
+        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    /// The row as it is inside a write transaction.
+    private func currentSnapshot(_ id: ManagedObjectID, entity: EntityDescription, in db: Database) throws -> Snapshot? {
+        let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
+        return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.key]).map { try snapshot(from: $0, entity: entity) }
     }
 
     private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: Database) throws {

@@ -1,0 +1,212 @@
+import Coherence
+import Foundation
+import Testing
+
+@Suite("Many contexts")
+struct ManyContextsTests {
+    private func pair(_ store: StoreKind) throws -> (ManagedObjectContext, ManagedObjectContext) {
+        let first = try TestStack.context(store, name: "first")
+        let second = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: first.persistentStoreCoordinator)
+        second.name = "second"
+        return (first, second)
+    }
+
+    @Test func scopedAndUnscopedObservers() throws {
+        let (first, second) = try pair(.inMemory)
+        let scoped = NotificationCounter(ManagedObjectContext.didChangeObjectsNotification, object: first)
+        let unscoped = NotificationBox()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: nil, queue: nil) { note in
+            if let context = note.object as? ManagedObjectContext, context === first || context === second { unscoped.store(note) }
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        first.performAndWait { _ = Server(context: first) }
+        second.performAndWait { _ = Server(context: second) }
+        #expect(scoped.count == 1, "an observer registered with contextA hears only contextA")
+        #expect(unscoped.count == 2, "an observer registered with no object hears every context")
+    }
+
+    @Test(arguments: StoreKind.allCases) func objectIDHandOffAcrossQueues(store: StoreKind) async throws {
+        let (first, second) = try pair(store)
+        let temporary = await first.perform { () -> ManagedObjectID in
+            let server = Server(context: first)
+            server.name = "handed over"
+            return server.objectID
+        }
+        #expect(temporary.isTemporaryID)
+        let permanent = try await first.perform { () throws -> ManagedObjectID in
+            try first.save()
+            return first.registeredObjects.first!.objectID
+        }
+        let name = try await second.perform { (try second.existingObject(with: permanent) as! Server).name }
+        #expect(name == "handed over")
+        let unsaved = await second.perform { () -> Bool in
+            (try? second.existingObject(with: temporary)) == nil
+        }
+        #expect(unsaved, "a temporary ID means nothing in another context")
+    }
+
+    @Test(arguments: StoreKind.allCases) func mergeChangesFromContextDidSave(store: StoreKind) throws {
+        let (writer, reader) = try pair(store)
+        let (server, item, doomed) = try writer.performAndWait {
+            let server = Server(context: writer)
+            server.name = "v1"
+            let item = FeedItem(context: writer)
+            item.title = "kept as a fault"
+            let doomed = FeedItem(context: writer)
+            try writer.save()
+            return (server.objectID, item.objectID, doomed.objectID)
+        }
+        let log = reader.performAndWait { ChangeLog(reader) }
+        let (loaded, fault, gone) = reader.performAndWait {
+            let loaded = reader.object(with: server) as! Server
+            _ = loaded.name
+            return (loaded, reader.object(with: item), reader.object(with: doomed))
+        }
+        let saved = NotificationBox()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: writer, queue: nil) { saved.store($0) }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let inserted = try writer.performAndWait {
+            (writer.object(with: server) as! Server).name = "v2"
+            (writer.object(with: item) as! FeedItem).read = true
+            try writer.delete(writer.object(with: doomed))
+            let fresh = Server(context: writer)
+            try writer.save()
+            return fresh.objectID
+        }
+        let merged = NotificationBox()
+        let mergeToken = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidMergeChangesObjectIDs, object: reader, queue: nil) {
+            merged.store($0)
+        }
+        defer { NotificationCenter.default.removeObserver(mergeToken) }
+        let note = try #require(saved.last)
+        reader.performAndWait {
+            log.clear()
+            reader.mergeChanges(fromContextDidSave: note)
+            #expect(loaded.name == "v2", "updated objects are refreshed")
+            #expect(log.changes.count == 1)
+            #expect(log.last?.refreshed.contains(fault) == true, "an update to a fault still reaches observers")
+            #expect(log.last?.refreshed.contains(loaded) == true)
+            #expect(log.last?.deleted == [gone])
+            #expect(log.last?.inserted.map(\.objectID) == [inserted])
+            #expect(gone.managedObjectContext == nil)
+            #expect((fault as! FeedItem).read == true)
+        }
+        let mergedIDs = try #require(merged.last.flatMap(ContextDidMergeChanges.init))
+        #expect(mergedIDs.objectIDs.updated == [server, item])
+        #expect(mergedIDs.objectIDs.deleted == [doomed])
+    }
+
+    @Test(arguments: StoreKind.allCases) func automaticallyMergesChangesFromParent(store: StoreKind) async throws {
+        let (writer, viewer) = try pair(store)
+        viewer.automaticallyMergesChangesFromParent = true
+        #expect(viewer.automaticallyMergesChangesFromParent)
+        let id = try await writer.perform {
+            let server = Server(context: writer)
+            server.name = "v1"
+            try writer.save()
+            return server.objectID
+        }
+        let held = await viewer.perform { () -> Bool in
+            let server = viewer.object(with: id) as! Server
+            return server.name == "v1"
+        }
+        #expect(held)
+        var merges = viewer.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        try await writer.perform {
+            (writer.object(with: id) as! Server).name = "v2"
+            try writer.save()
+        }
+        let merge = try #require(await merges.next())
+        #expect(merge.updated == [id])
+        let name = await viewer.perform { (viewer.object(with: id) as! Server).name }
+        #expect(name == "v2")
+        viewer.automaticallyMergesChangesFromParent = false
+        #expect(!viewer.automaticallyMergesChangesFromParent)
+    }
+}
+
+@Suite("Merge policies")
+struct MergePolicyTests {
+    /// A server saved by `first`, then changed and saved by `second`
+    /// (name → "theirs", unreadCount → 9), while `first` changes it too.
+    private func conflicted(_ store: StoreKind, policy: MergePolicy) throws -> (ManagedObjectContext, Server) {
+        let first = try TestStack.context(store)
+        first.mergePolicy = policy
+        let second = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: first.persistentStoreCoordinator)
+        let server = try first.performAndWait {
+            let server = Server(context: first)
+            server.name = "original"
+            server.unreadCount = 1
+            try first.save()
+            return server
+        }
+        let id = first.performAndWait { server.objectID }
+        try second.performAndWait {
+            let copy = try second.existingObject(with: id) as! Server
+            copy.name = "theirs"
+            copy.unreadCount = 9
+            try second.save()
+        }
+        first.performAndWait {
+            server.name = "mine"
+            let item = FeedItem(context: first)
+            item.server = server // changes server.feedItems here only
+        }
+        return (first, server)
+    }
+
+    private func stored(_ context: ManagedObjectContext, _ id: ManagedObjectID) throws -> (String, Int, Int) {
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        return try reader.performAndWait {
+            let server = try reader.existingObject(with: id) as! Server
+            return (server.name, server.unreadCount, server.feedItems.count)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func errorPolicyListsConflictsAndSavesNothing(store: StoreKind) throws {
+        let (context, server) = try conflicted(store, policy: .error)
+        try context.performAndWait {
+            let error = try #require(throws: MergeError.self) { try context.save() }
+            let conflict = try #require(error.conflicts.first)
+            #expect(error.conflicts.count == 1)
+            #expect(conflict.sourceObject === server)
+            #expect(conflict.objectSnapshot["name"] as? String == "mine")
+            #expect(conflict.cachedSnapshot?["name"] as? String == "original")
+            #expect(conflict.persistedSnapshot?["name"] as? String == "theirs")
+            #expect(conflict.oldVersionNumber == 1 && conflict.newVersionNumber == 2)
+            #expect(context.insertedObjects.count == 1, "the item was not saved either")
+            #expect(server.name == "mine", "changes stay pending")
+        }
+        #expect(try stored(context, context.performAndWait { server.objectID }) == ("theirs", 9, 0))
+    }
+
+    @Test(arguments: StoreKind.allCases) func storeTrumpKeepsTheirChangedPropertiesAndMyOthers(store: StoreKind) throws {
+        let (context, server) = try conflicted(store, policy: .mergeByPropertyStoreTrump)
+        try context.performAndWait { try context.save() }
+        let id = context.performAndWait { server.objectID }
+        #expect(try stored(context, id) == ("theirs", 9, 1), "both changed name: theirs; only I changed the items: mine")
+        #expect(context.performAndWait { server.name } == "theirs")
+    }
+
+    @Test(arguments: StoreKind.allCases) func objectTrumpKeepsMyChangedPropertiesAndTheirOthers(store: StoreKind) throws {
+        let (context, server) = try conflicted(store, policy: .mergeByPropertyObjectTrump)
+        try context.performAndWait { try context.save() }
+        let id = context.performAndWait { server.objectID }
+        #expect(try stored(context, id) == ("mine", 9, 1), "I changed name, they changed unreadCount")
+    }
+
+    @Test(arguments: StoreKind.allCases) func overwriteWritesMyWholeState(store: StoreKind) throws {
+        let (context, server) = try conflicted(store, policy: .overwrite)
+        try context.performAndWait { try context.save() }
+        let id = context.performAndWait { server.objectID }
+        #expect(try stored(context, id) == ("mine", 1, 1))
+    }
+
+    @Test(arguments: StoreKind.allCases) func rollbackTakesTheirState(store: StoreKind) throws {
+        let (context, server) = try conflicted(store, policy: .rollback)
+        try context.performAndWait { try context.save() }
+        let id = context.performAndWait { server.objectID }
+        #expect(try stored(context, id) == ("theirs", 9, 0), "all the server's changes were discarded, its new item too")
+        #expect(context.performAndWait { server.name } == "theirs")
+    }
+}
