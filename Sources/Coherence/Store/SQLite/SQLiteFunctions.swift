@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// SQL functions the SQLite store registers on every connection.
 enum SQLiteFunctions {

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// What a store remembers of the model it was saved with, to tell whether
 /// the current model can open it and how to migrate it.

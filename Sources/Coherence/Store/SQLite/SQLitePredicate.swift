@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// Translates a `#Predicate` into an SQL condition over the rows of one
 /// entity. Every value is a bound parameter; nothing from the predicate is

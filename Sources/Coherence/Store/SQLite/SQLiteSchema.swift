@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 /// The tables of a model in SQLite: one per entity with its primary key
 /// (`Z_PK`), its version (`Z_OPT`, incremented by every save of the row, for

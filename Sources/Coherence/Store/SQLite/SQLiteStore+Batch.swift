@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 // Batch requests as SQL, in one transaction each.
 extension SQLiteStore {

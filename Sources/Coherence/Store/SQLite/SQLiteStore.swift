@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 import Synchronization
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save

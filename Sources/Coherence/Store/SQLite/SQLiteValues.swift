@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+internal import GRDB
 
 // How store values are written to and read from SQLite columns.
 //
