@@ -27,6 +27,23 @@ struct ChangeTracker {
     /// Deleted objects whose delete rules have not been applied yet.
     var deletionsToPropagate: [ManagedObject] = []
 
+    // MARK: For nested contexts
+
+    /// Permanent IDs this context's save gave to objects its children may
+    /// still know by temporary IDs, with how many children have yet to learn
+    /// them. Children learn asynchronously; until then, what they send up is
+    /// translated here.
+    var unlearnedPermanentIDs: [(mapping: [ManagedObjectID: ManagedObjectID], children: Int)] = []
+
+    /// `id`, or the permanent ID a child may not have learned yet.
+    func translated(_ id: ManagedObjectID) -> ManagedObjectID {
+        guard id.isTemporaryID else { return id }
+        for batch in unlearnedPermanentIDs {
+            if let permanent = batch.mapping[id] { return permanent }
+        }
+        return id
+    }
+
     var hasPendingNotification: Bool {
         !pendingInserted.isEmpty || !pendingDeleted.isEmpty || !pendingTouched.isEmpty
             || !pendingRefreshed.isEmpty || !pendingInvalidated.isEmpty || !pendingInvalidatedAll.isEmpty

@@ -36,7 +36,7 @@ extension ManagedObjectContext {
                           knownIDs: Set<ManagedObjectID>? = nil) -> Set<ManagedObjectID> {
         let ids: Set<ManagedObjectID>
         do {
-            ids = try knownIDs ?? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)
+            ids = try knownIDs ?? source.relatedObjectIDs(of: object.objectID, relationship: relationship)
         } catch {
             preconditionFailure("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
         }
@@ -83,7 +83,7 @@ extension ManagedObjectContext {
     private func removeInverse(of relationship: RelationshipDescription, from target: ManagedObject, pointingTo sourceID: ManagedObjectID) {
         guard target._contextRef === self else { return }
         if target.isFault {
-            guard target._snapshot ?? (try? coordinator.snapshot(for: target.objectID)) != nil else { return }
+            guard target._snapshot ?? (try? source.snapshot(for: target.objectID)) != nil else { return }
             _fulfillFault(target)
         }
         guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
@@ -149,7 +149,7 @@ extension ManagedObjectContext {
                 switch relationship.deleteRule {
                 case .cascade:
                     for target in targets where target._contextRef === self {
-                        if target.isFault, target._snapshot ?? (try? coordinator.snapshot(for: target.objectID)) == nil { continue }
+                        if target.isFault, target._snapshot ?? (try? source.snapshot(for: target.objectID)) == nil { continue }
                         if target.isFault { _fulfillFault(target) }
                         markDeleted(target)
                     }

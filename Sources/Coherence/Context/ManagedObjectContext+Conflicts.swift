@@ -34,7 +34,7 @@ extension ManagedObjectContext {
                 var theirs = current.values[index]
                 if theirs == .toManyFault, let relationship = entity.relationship(at: index) {
                     // The store derives to-many values from other rows: read them now.
-                    theirs = .objectIDs((try? coordinator.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
+                    theirs = .objectIDs((try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
                 }
                 let changedHere = mine != read
                 let changedThere = theirs != read && read != .toManyFault

@@ -50,7 +50,7 @@ extension ManagedObjectContext {
                                                  variable: request.predicate?.variable.key)
             storeRequest.fetchLimit = request.fetchLimit
             storeRequest.fetchOffset = request.fetchOffset
-            if let count = try coordinator.count(storeRequest) { return count }
+            if let count = try source.count(storeRequest) { return count }
         }
         return try matchingObjects(request).count
     }
@@ -133,7 +133,7 @@ extension ManagedObjectContext {
             guard let object = registered[id] else { return true }
             return object.isFault && object._snapshot == nil
         }
-        for snapshot in try coordinator.snapshots(for: Array(missing)) { loadPrefetched(self.object(for: snapshot)) }
+        for snapshot in try source.snapshots(for: Array(missing)) { loadPrefetched(self.object(for: snapshot)) }
         return ids.map { object(with: $0) }
     }
 
@@ -142,7 +142,7 @@ extension ManagedObjectContext {
             !object.isInserted && unfiredValue(of: object, relationship).map { $0 == .toManyFault } ?? true
         }
         var related: [ManagedObject] = []
-        for (ownerID, snapshots) in try coordinator.relatedSnapshots(of: owners.map(\.objectID), relationship: relationship) {
+        for (ownerID, snapshots) in try source.relatedSnapshots(of: owners.map(\.objectID), relationship: relationship) {
             let destinations = snapshots.map { self.object(for: $0) }
             destinations.forEach(loadPrefetched)
             related += destinations
@@ -210,11 +210,11 @@ extension ManagedObjectContext {
         }
         var storeSorted = storeSort != nil
         let snapshots: [Snapshot]
-        if let answered = try coordinator.fetch(storeRequest) {
+        if let answered = try source.fetch(storeRequest) {
             snapshots = answered
             if storeWindows { return answered.map { object(for: $0) as! Result } }
         } else {
-            snapshots = try coordinator.snapshots(of: entity)
+            snapshots = try source.snapshots(of: entity)
             predicateInStore = false
             storeSorted = false
         }

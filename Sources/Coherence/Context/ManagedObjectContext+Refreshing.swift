@@ -23,7 +23,7 @@ extension ManagedObjectContext {
             if !mergeChanges { object._snapshot = nil }
             return
         }
-        let latest = try? coordinator.latestSnapshot(for: object.objectID)
+        let latest = try? source.latestSnapshot(for: object.objectID)
         if latest == nil {
             // Deleted from the store by someone else: nothing to refresh from.
             invalidate(object, notify: true)

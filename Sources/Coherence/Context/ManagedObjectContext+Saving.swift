@@ -61,7 +61,7 @@ extension ManagedObjectContext {
                 request.deleted.append(.init(objectID: object.objectID, entity: object._entity!))
             }
             do {
-                result = try coordinator.save(request)
+                result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request)
                 break
             } catch let error as StoreConflictError {
                 try resolve(error, policy: mergePolicy, resolution: &resolution)
@@ -106,7 +106,100 @@ extension ManagedObjectContext {
         }
         post(name: ManagedObjectContext.didSaveObjectsNotification, userInfo: didSave.userInfo)
         post(name: ManagedObjectContext.didSaveObjectIDsNotification, userInfo: didSave.objectIDsUserInfo)
+        if !result.permanentIDs.isEmpty { tellChildren(result.permanentIDs) }
         return didSave
+    }
+
+    /// A nested context's save: the changes become the parent's unsaved
+    /// changes; the parent announces them with its own didChangeObjects.
+    private func pushToParent(_ request: StoreSaveRequest, parent: ManagedObjectContext) throws -> StoreSaveResult {
+        try parent.performAndWait { () throws in try parent.acceptChildSave(request) }
+        var result = StoreSaveResult()
+        for insert in request.inserted {
+            result.snapshots[insert.objectID] = Snapshot(objectID: insert.objectID, values: insert.values, version: 0)
+        }
+        for update in request.updated {
+            result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: update.values, version: update.baseVersion)
+        }
+        return result
+    }
+
+    /// Applies a child's save to this context's objects, all or nothing.
+    func acceptChildSave(_ request: StoreSaveRequest) throws {
+        let request = translated(request)
+        // Check first: every updated or deleted object must exist here.
+        for id in request.updated.map(\.objectID) + request.deleted.map(\.objectID) {
+            if let object = registered[id] {
+                if object.isDeleted { throw ContextError.objectDeleted(id) }
+            } else if try source.snapshot(for: id) == nil {
+                throw ContextError.objectNotFound(id)
+            }
+        }
+        for insert in request.inserted where registered[insert.objectID] == nil {
+            let object = insert.entity.managedObjectClass.init()
+            object._id = insert.objectID
+            register(inserted: object, entity: insert.entity)
+        }
+        for change in request.inserted.map({ ($0.objectID, $0.entity, $0.values) }) + request.updated.map({ ($0.objectID, $0.entity, $0.values) }) {
+            let object = self.object(with: change.0)
+            if object.isFault { _fulfillFault(object) }
+            for index in 0..<change.1.propertyCount {
+                let value = change.2[index]
+                guard value != .toManyFault, value != object._currentStoreValue(at: index, entity: change.1) else { continue }
+                if change.1.relationship(at: index) != nil {
+                    _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
+                } else {
+                    _recordWrite(of: object, property: index)
+                    try change.1.attributes[index].access.setStoreValue(value, of: object)
+                }
+            }
+        }
+        for delete in request.deleted {
+            let object = self.object(with: delete.objectID)
+            if object.isFault { _fulfillFault(object) }
+            markDeleted(object)
+        }
+        processPendingChanges()
+    }
+
+    /// After a save to the store, nested contexts learn the permanent IDs of
+    /// the objects they know by temporary ones (on their own queues).
+    private func tellChildren(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        let children = children
+        guard !children.isEmpty else { return }
+        tracker.unlearnedPermanentIDs.append((mapping, children.count))
+        for child in children {
+            child.perform {
+                child.learnPermanentIDs(mapping)
+                self.perform { self.childLearned(mapping) }
+            }
+        }
+    }
+
+    private func childLearned(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        guard let index = tracker.unlearnedPermanentIDs.firstIndex(where: { $0.mapping == mapping }) else { return }
+        tracker.unlearnedPermanentIDs[index].children -= 1
+        if tracker.unlearnedPermanentIDs[index].children <= 0 { tracker.unlearnedPermanentIDs.remove(at: index) }
+    }
+
+    func learnPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID]) {
+        let known = mapping.keys.compactMap { registered[$0] }
+        adoptPermanentIDs(mapping, for: known)
+        tellChildren(mapping)
+    }
+
+    /// A child's save request with the temporary IDs it has not learned yet
+    /// replaced by their permanent ones.
+    private func translated(_ request: StoreSaveRequest) -> StoreSaveRequest {
+        guard !tracker.unlearnedPermanentIDs.isEmpty else { return request }
+        let mapping = tracker.unlearnedPermanentIDs.reduce(into: [ManagedObjectID: ManagedObjectID]()) { $0.merge($1.mapping) { a, _ in a } }
+        var result = StoreSaveRequest()
+        result.inserted = request.inserted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }) }
+        result.updated = request.updated.map {
+            .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }, baseVersion: $0.baseVersion)
+        }
+        result.deleted = request.deleted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity) }
+        return result
     }
 
     /// Gives the objects permanent IDs now, before they are saved; their
@@ -125,7 +218,7 @@ extension ManagedObjectContext {
     /// Re-keys objects under their permanent IDs and rewrites every
     /// relationship that refers to their temporary IDs (only their own and
     /// their destinations' can, since inverses are always kept).
-    private func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject]) {
+    func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject]) {
         guard !mapping.isEmpty else { return }
         var affected = Set<ManagedObject>()
         for object in objects {

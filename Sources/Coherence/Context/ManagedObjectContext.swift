@@ -51,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private struct Configuration {
         var name: String?
         var coordinator: PersistentStoreCoordinator?
+        var parent: ManagedObjectContext?
+        var children: [WeakContext] = []
         var automaticMerging: AutomaticMerging?
         var mergePolicy: MergePolicy = .error
     }
@@ -83,7 +85,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// A context on `context`'s queue that sees only committed values.
     init(scratchFor context: ManagedObjectContext) {
         concurrencyType = context.concurrencyType
-        configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator))
+        configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
         isScratch = true
         queue = context.queue
         queueKey = context.queueKey
@@ -103,10 +105,54 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         set { configuration.withLock { $0.name = newValue } }
     }
 
-    /// The coordinator this context fetches from and saves to.
+    /// The coordinator this context fetches from and saves to; for a nested
+    /// context, its root context's coordinator.
     public var persistentStoreCoordinator: PersistentStoreCoordinator? {
-        get { configuration.withLock { $0.coordinator } }
+        get { configuration.withLock { $0.parent?.persistentStoreCoordinator ?? $0.coordinator } }
         set { configuration.withLock { $0.coordinator = newValue } }
+    }
+
+    /// The parent of a nested context: the context reads the parent's state
+    /// (unsaved changes included) and ``save()`` pushes its changes into the
+    /// parent, which posts its own didChangeObjects; only the root context
+    /// writes to the store. Set it before using the context, instead of a
+    /// coordinator. After the root saves, children learn the permanent IDs
+    /// of the objects they inserted.
+    public var parent: ManagedObjectContext? {
+        get { configuration.withLock { $0.parent } }
+        set {
+            let old = configuration.withLock { configuration in
+                defer { configuration.parent = newValue }
+                return configuration.parent
+            }
+            old?.removeChild(self)
+            newValue?.addChild(self)
+        }
+    }
+
+    /// A context whose parent is `parent` (a nested context).
+    public convenience init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
+        self.init(concurrencyType: concurrencyType)
+        self.parent = parent
+    }
+
+    private func addChild(_ child: ManagedObjectContext) {
+        configuration.withLock { $0.children = $0.children.filter { $0.context != nil } + [WeakContext(context: child)] }
+    }
+
+    private func removeChild(_ child: ManagedObjectContext) {
+        configuration.withLock { $0.children.removeAll { $0.context == nil || $0.context === child } }
+    }
+
+    /// The live nested contexts whose parent is this one.
+    var children: [ManagedObjectContext] {
+        configuration.withLock { $0.children.compactMap(\.context) }
+    }
+
+    /// Where committed objects come from: the parent, or the coordinator.
+    var source: any ObjectSource {
+        if let parent { return ParentSource(parent: parent) }
+        return coordinator
     }
 
     /// How ``save()`` resolves conflicts with changes saved elsewhere since
@@ -251,7 +297,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if let object = registered[objectID] {
             guard !object.isDeleted else { throw .objectDeleted(objectID) }
             if object.isFault {
-                guard let snapshot = object._snapshot ?? (try? coordinator.snapshot(for: objectID)) else {
+                guard let snapshot = object._snapshot ?? (try? source.snapshot(for: objectID)) else {
                     throw .objectNotFound(objectID)
                 }
                 object._snapshot = snapshot
@@ -263,7 +309,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard coordinator.managedObjectModel.entity(for: objectID.objectClass) != nil else {
             throw .entityNotInModel(objectID.entityName)
         }
-        guard let snapshot = try? coordinator.snapshot(for: objectID) else { throw .objectNotFound(objectID) }
+        guard let snapshot = try? source.snapshot(for: objectID) else { throw .objectNotFound(objectID) }
         let object = registerFault(objectID, snapshot: snapshot)
         _fulfillFault(object)
         return object
@@ -287,7 +333,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func _fulfillFault(_ object: ManagedObject) {
         guard let entity = object._entity else { return }
         if object._snapshot == nil {
-            object._snapshot = try? coordinator.snapshot(for: object.objectID)
+            object._snapshot = try? source.snapshot(for: object.objectID)
         }
         guard let snapshot = object._snapshot else {
             preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
@@ -301,7 +347,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The committed snapshot of an object that has none attached.
     func _committedSnapshot(of object: ManagedObject) -> Snapshot? {
         guard let id = object._id, !id.isTemporaryID else { return nil }
-        return try? coordinator.snapshot(for: id)
+        return try? source.snapshot(for: id)
     }
 
     /// Takes an object out of the context for good: it keeps its last values
@@ -327,7 +373,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if object._contextRef === self { return }
         precondition(object._contextRef == nil, "Coherence: \(object) belongs to another context")
         precondition(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
-        let entity = entity(for: type(of: object))
+        register(inserted: object, entity: entity(for: type(of: object)))
+        object.awakeFromInsert()
+    }
+
+    /// Registers a new object as inserted (without `awakeFromInsert`, which
+    /// a child's save into its parent does not repeat).
+    func register(inserted object: ManagedObject, entity: EntityDescription) {
         object._entity = entity
         object._contextRef = self
         object._lifecycle = .inserted
@@ -335,7 +387,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         registered.retain(object)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)
-        object.awakeFromInsert()
     }
 
     /// Marks an object for deletion at the next save. Its delete rules run at
@@ -350,7 +401,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             throw .objectNotInContext(entity: type(of: object).entityName)
         }
         if object.isFault {
-            guard object._snapshot ?? (try? coordinator.snapshot(for: object.objectID)) != nil else {
+            guard object._snapshot ?? (try? source.snapshot(for: object.objectID)) != nil else {
                 throw .objectNotFound(object.objectID)
             }
             _fulfillFault(object)
@@ -404,8 +455,15 @@ private final class AutomaticMerging: @unchecked Sendable {
             forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
         ) { [weak context] notification in
             guard let context, let saver = notification.object as? ManagedObjectContext, saver !== context,
-                  let coordinator = context.persistentStoreCoordinator, saver.persistentStoreCoordinator === coordinator,
                   let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification) else { return }
+            // A nested context merges its parent's saves; a root context, the
+            // store saves of the other root contexts of its coordinator.
+            if let parent = context.parent {
+                guard saver === parent else { return }
+            } else {
+                guard saver.parent == nil, let coordinator = context.persistentStoreCoordinator,
+                      saver.persistentStoreCoordinator === coordinator else { return }
+            }
             context.perform { context.mergeChanges(fromContextDidSave: changes) }
         }
     }
@@ -414,4 +472,9 @@ private final class AutomaticMerging: @unchecked Sendable {
         if let token { NotificationCenter.default.removeObserver(token) }
         token = nil
     }
+}
+
+/// A weak reference to a nested context, for its parent's list of children.
+struct WeakContext: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
 }
