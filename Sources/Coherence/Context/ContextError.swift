@@ -50,6 +50,9 @@ public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A relationship was given an object of another context (or of no
     /// context, or an invalidated one).
     case crossContextRelationship(entity: String, property: String, destination: String)
+    /// A relationship points at an object that is deleted (or was inserted
+    /// and deleted again), for example after a `.noAction` delete rule.
+    case danglingReference(entity: String, property: String, destination: String)
     /// An attribute's value cannot be converted to its store form.
     case invalidValue(entity: String, property: String, reason: String)
     /// Several of the above, in the order found.
@@ -69,6 +72,8 @@ public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(entity) cannot be deleted: its relationship \(property) has the deny rule and is not empty"
         case .crossContextRelationship(let entity, let property, let destination):
             "\(entity).\(property) refers to \(destination), which belongs to another context or to none"
+        case .danglingReference(let entity, let property, let destination):
+            "\(entity).\(property) refers to \(destination), which is deleted"
         case .invalidValue(let entity, let property, let reason):
             "\(entity).\(property) cannot be stored: \(reason)"
         case .multiple(let errors):

@@ -18,14 +18,23 @@ extension ManagedObjectContext {
             return BatchResult(result, type: request.resultType)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
-        let objects = rows.map { row in
-            let object = Entity()
-            scratch.insert(object)
-            object._apply(values: row, entity: entity)
-            return object
+        return try withExtendedLifetime(scratch) {
+            let objects = try rows.map { row in
+                let object = Entity()
+                scratch.insert(object)
+                for attribute in entity.attributes {
+                    try attribute.access.setStoreValue(row[attribute.index], of: object)
+                }
+                // Through the setter, so the destinations' inverses follow.
+                for relationship in entity.relationships where !row[relationship.index].referencedIDs.isEmpty {
+                    let destinations = try row[relationship.index].referencedIDs.map { try scratch.existingObject(with: $0) }
+                    scratch._setRelationship(of: object, index: relationship.index, to: destinations)
+                }
+                return object
+            }
+            let saved = try scratch.saveChanges()
+            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
         }
-        let saved = try scratch.saveChanges()
-        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
     }
 
     /// Sets attributes of every matching object in one store transaction.
@@ -51,17 +60,19 @@ extension ManagedObjectContext {
             return BatchResult(result, type: request.resultType)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
-        var fetch = FetchRequest<Entity>(predicate: request.predicate)
-        fetch.evaluatesPredicateInMemory = true
-        let objects = try scratch.fetch(fetch)
-        for object in objects {
-            for (index, value) in values {
-                object._prepareForWriteAt(index: index)
-                try entity.attributes[index].access.setStoreValue(value, of: object)
+        return try withExtendedLifetime(scratch) {
+            var fetch = FetchRequest<Entity>(predicate: request.predicate)
+            fetch.evaluatesPredicateInMemory = true
+            let objects = try scratch.fetch(fetch)
+            for object in objects {
+                for (index, value) in values {
+                    object._prepareForWriteAt(index: index)
+                    try entity.attributes[index].access.setStoreValue(value, of: object)
+                }
             }
+            let saved = try scratch.saveChanges()
+            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
         }
-        let saved = try scratch.saveChanges()
-        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
     }
 
     /// Deletes every matching object in one store transaction, applying
@@ -79,12 +90,14 @@ extension ManagedObjectContext {
             return BatchResult(result, type: request.resultType)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
-        var fetch = FetchRequest<Entity>(predicate: request.predicate)
-        fetch.evaluatesPredicateInMemory = true
-        let objects = try scratch.fetch(fetch)
-        for object in objects { try scratch.delete(object) }
-        let saved = try scratch.saveChanges()
-        return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+        return try withExtendedLifetime(scratch) {
+            var fetch = FetchRequest<Entity>(predicate: request.predicate)
+            fetch.evaluatesPredicateInMemory = true
+            let objects = try scratch.fetch(fetch)
+            for object in objects { try scratch.delete(object) }
+            let saved = try scratch.saveChanges()
+            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+        }
     }
 
     /// The store values of one batch-inserted object.

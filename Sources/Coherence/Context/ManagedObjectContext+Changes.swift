@@ -132,9 +132,9 @@ extension ManagedObjectContext {
         tracker.deletionsToPropagate.append(object)
     }
 
-    /// Scratch contexts post nothing, so `processPendingChanges()` skips
-    /// them; their saves (batch requests) still need the delete rules.
-    func propagateDeletionsForScratch() {
+    /// Applies pending delete rules without announcing anything: for scratch
+    /// contexts (which post nothing) and for conflict resolution.
+    func applyDeleteRules() {
         propagateDeletions()
     }
 

@@ -18,7 +18,17 @@ extension ManagedObjectContext {
         guard policy != .error, resolution.attempts <= 5 else {
             throw MergeError(conflicts: conflicts.map { mergeConflict($0.0, object: $0.1) })
         }
-        for (conflict, object) in conflicts {
+        // A deletion that conflicts goes ahead only when the object wins;
+        // its delete rules then also apply to what the store holds now.
+        let deletions = conflicts.filter { $0.1.isDeleted }
+        if !deletions.isEmpty, policy != .mergeByPropertyObjectTrump, policy != .overwrite {
+            throw MergeError(conflicts: conflicts.map { mergeConflict($0.0, object: $0.1) })
+        }
+        for (conflict, object) in deletions {
+            guard let current = conflict.current else { continue }
+            redelete(object, against: current)
+        }
+        for (conflict, object) in conflicts where !object.isDeleted {
             guard let entity = object._entity else { continue }
             guard let current = conflict.current else {
                 switch policy {
@@ -50,6 +60,25 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Applies a deleted object's delete rules again to the destinations the
+    /// store holds now (some may be new since the context read the object).
+    private func redelete(_ object: ManagedObject, against current: Snapshot) {
+        guard let entity = object._entity else { return }
+        for relationship in entity.relationships {
+            var now = current.values[relationship.index].referencedIDs
+            if current.values[relationship.index] == .toManyFault {
+                now = (try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+            }
+            let known = relationship.access.storage(of: object).loadedIDs ?? []
+            let added = now.subtracting(known)
+            guard !added.isEmpty else { continue }
+            relationship.access.setStorage(RelationshipStorage(ids: known.union(added), isToMany: relationship.isToMany), of: object)
+        }
+        object._snapshot = current
+        tracker.deletionsToPropagate.append(object)
+        applyDeleteRules()
+    }
+
     /// Sets one property to a store value, with change tracking (so the
     /// change is announced) and inverse upkeep for relationships.
     private func setCommittedValue(_ value: StoreValue, at index: Int, of object: ManagedObject, entity: EntityDescription) {
@@ -63,18 +92,63 @@ extension ManagedObjectContext {
 
     private func mergeConflict(_ conflict: StoreConflictError.Conflict, object: ManagedObject) -> MergeConflict {
         let entity = object._entity!
-        func dictionary(_ values: [StoreValue]) -> [String: Any] {
-            var result: [String: Any] = [:]
+        func dictionary(_ values: [StoreValue]) -> [String: StoreValue] {
+            var result: [String: StoreValue] = [:]
             for index in 0..<entity.propertyCount where values[index] != .toManyFault {
-                result[entity.propertyName(at: index)] = object._swiftValue(values[index], at: index, entity: entity)
+                result[entity.propertyName(at: index)] = values[index]
             }
             return result
         }
         let current = (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) ?? .null }
         return MergeConflict(
-            sourceObject: object, objectSnapshot: dictionary(current),
+            objectID: object.objectID, isDeletion: object.isDeleted, objectSnapshot: dictionary(current),
             cachedSnapshot: object._snapshot.map { dictionary($0.values) },
             persistedSnapshot: conflict.current.map { dictionary($0.values) },
             newVersionNumber: conflict.current?.version ?? 0, oldVersionNumber: conflict.expectedVersion)
+    }
+}
+
+/// The state of a context's loaded objects before conflict resolution
+/// changed them, so that a save that still fails leaves everything as it was.
+struct SaveCheckpoint {
+    private struct ObjectState {
+        let object: ManagedObject
+        let values: [StoreValue?]
+        let snapshot: Snapshot?
+        let lifecycle: LifecycleState
+        let tracking: ObjectTracking?
+    }
+
+    private let tracker: ChangeTracker
+    private let objects: [ObjectState]
+
+    init(_ context: ManagedObjectContext) {
+        tracker = context.tracker
+        objects = context.registered.objects.compactMap { object in
+            guard !object.isFault, let entity = object._entity else { return nil }
+            return ObjectState(object: object, values: (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) },
+                               snapshot: object._snapshot, lifecycle: object._lifecycle, tracking: object._tracking?.copy())
+        }
+    }
+
+    func restore(_ context: ManagedObjectContext) {
+        context.tracker = tracker
+        for state in objects {
+            guard let entity = state.object._entity else { continue }
+            for attribute in entity.attributes {
+                if let value = state.values[attribute.index] {
+                    try? attribute.access.setStoreValue(value, of: state.object)
+                } else {
+                    attribute.access.clearValue(of: state.object)
+                }
+            }
+            for relationship in entity.relationships {
+                relationship.access.setStorage(
+                    RelationshipStorage(storeValue: state.values[relationship.index] ?? .null, isToMany: relationship.isToMany), of: state.object)
+            }
+            state.object._snapshot = state.snapshot
+            state.object._lifecycle = state.lifecycle
+            state.object._tracking = state.tracking
+        }
     }
 }

@@ -244,13 +244,16 @@ extension ManagedObjectContext {
         } else {
             // Match and sort on committed values in a context that has no
             // pending changes, then hand out this context's objects.
+            // The scratch objects refer to their context without retaining it.
             let scratch = ManagedObjectContext(scratchFor: self)
-            var candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
-            if !predicateInStore { candidates = try filter(candidates, with: request, entity: entity) }
-            if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
-            matches = candidates.map { scratchObject in
-                let id = scratchObject.objectID
-                return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
+            matches = try withExtendedLifetime(scratch) {
+                var candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
+                if !predicateInStore { candidates = try filter(candidates, with: request, entity: entity) }
+                if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
+                return candidates.map { scratchObject in
+                    let id = scratchObject.objectID
+                    return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
+                }
             }
         }
         return window(matches, request)

@@ -84,7 +84,7 @@ extension ManagedObjectContext {
     /// Applies committed changes made elsewhere, then announces them.
     func mergeRemoteChanges(_ changes: ObjectIDChanges) {
         _assertOnQueue()
-        coordinator.rowCache.remove(changes.updated.union(changes.deleted))
+        coordinator.rowCache.commit(changed: changes.updated.union(changes.deleted), saved: [])
         var gone: [ManagedObject] = []
         for id in changes.deleted {
             guard let object = registered[id] else { continue }

@@ -19,11 +19,13 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
-        if object.isFault {
-            if !mergeChanges { object._snapshot = nil }
+        let latest = try? source.latestSnapshot(for: object.objectID)
+        if object.isFault, let latest {
+            // Nothing loaded to merge with: the next use loads the latest values.
+            object._snapshot = latest
+            tracker.pendingRefreshed.insert(object)
             return
         }
-        let latest = try? source.latestSnapshot(for: object.objectID)
         if latest == nil {
             // Deleted from the store by someone else: nothing to refresh from.
             invalidate(object, notify: true)

@@ -26,7 +26,7 @@ extension ManagedObjectContext {
     func saveChanges() throws -> ContextDidSave? {
         _assertOnQueue()
         processPendingChanges()
-        if isScratch { propagateDeletionsForScratch() }
+        if isScratch { applyDeleteRules() }
         guard hasChanges else {
             discardDeletedInsertions()
             return nil
@@ -42,29 +42,43 @@ extension ManagedObjectContext {
         // Optimistic locking: a row saved elsewhere since it was read is a
         // conflict, resolved by the merge policy and tried again.
         var resolution = ConflictResolution()
+        var checkpoint: SaveCheckpoint?
         var inserted: Set<ManagedObject>
         var updated: Set<ManagedObject>
-        let deleted = tracker.deleted
-        let result: StoreSaveResult
+        var deleted: Set<ManagedObject>
+        var result: StoreSaveResult
         while true {
+            deleted = tracker.deleted
             inserted = tracker.inserted.union(resolution.reinserted)
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
-            var request = StoreSaveRequest()
-            for object in inserted {
-                request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
-            }
-            for object in updated {
-                request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
-                                             baseVersion: object._snapshot?.version ?? 0))
-            }
-            for object in deleted {
-                request.deleted.append(.init(objectID: object.objectID, entity: object._entity!))
-            }
             do {
+                var request = StoreSaveRequest()
+                for object in inserted {
+                    request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
+                }
+                for object in updated {
+                    request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
+                                                 baseVersion: object._snapshot?.version ?? 0))
+                }
+                for object in deleted {
+                    request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
+                                                 baseVersion: object._snapshot?.version ?? 0))
+                }
                 result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request)
                 break
             } catch let error as StoreConflictError {
-                try resolve(error, policy: mergePolicy, resolution: &resolution)
+                // Resolving changes objects; if the save still fails, undo that.
+                if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
+                do {
+                    try resolve(error, policy: mergePolicy, resolution: &resolution)
+                    try validateForSave()
+                } catch {
+                    checkpoint?.restore(self)
+                    throw error
+                }
+            } catch {
+                checkpoint?.restore(self)
+                throw error
             }
         }
 
@@ -198,7 +212,7 @@ extension ManagedObjectContext {
         result.updated = request.updated.map {
             .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }, baseVersion: $0.baseVersion)
         }
-        result.deleted = request.deleted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity) }
+        result.deleted = request.deleted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, baseVersion: $0.baseVersion) }
         return result
     }
 
@@ -279,6 +293,26 @@ extension ManagedObjectContext {
             for (index, destination) in (object._tracking?.foreignTargets ?? [:]).sorted(by: { $0.key < $1.key }) {
                 errors.append(.crossContextRelationship(entity: entity.name, property: entity.propertyName(at: index),
                                                         destination: destination))
+            }
+            for relationship in entity.relationships {
+                guard let ids = relationship.access.storage(of: object).loadedIDs else { continue }
+                for id in ids {
+                    guard let destination = registered[id], destination.isDeleted else { continue }
+                    errors.append(.danglingReference(entity: entity.name, property: relationship.name,
+                                                     destination: "\(type(of: destination).entityName) \(id)"))
+                }
+            }
+        }
+        // Objects still pointing at a deleted one (left so by `.noAction`).
+        for object in tracker.deleted.union(tracker.discarded) {
+            guard let entity = object._entity else { continue }
+            for relationship in entity.relationships where relationship.deleteRule == .noAction {
+                for id in relatedIDs(of: object, relationship) {
+                    guard let holder = registered[id], !holder.isDeleted, let inverse = holder._entity?.relationship(at: relationship.inverseIndex),
+                          inverse.access.storage(of: holder).loadedIDs?.contains(object.objectID) == true else { continue }
+                    errors.append(.danglingReference(entity: type(of: holder).entityName, property: inverse.name,
+                                                     destination: "\(type(of: object).entityName) \(object.objectID)"))
+                }
             }
         }
         for object in tracker.deleted {

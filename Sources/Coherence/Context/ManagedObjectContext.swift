@@ -414,7 +414,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether the context has unsaved insertions, deletions or updates.
     public var hasChanges: Bool {
         _assertOnQueue()
-        return !tracker.inserted.isEmpty || !tracker.deleted.isEmpty || tracker.changed.contains { $0.isUpdated }
+        return !tracker.inserted.isEmpty || !tracker.deleted.isEmpty
+            || tracker.changed.contains { $0.isUpdated || !($0._tracking?.foreignTargets.isEmpty ?? true) }
     }
 
     /// Inserted objects not saved yet.

@@ -20,31 +20,39 @@ public enum MergePolicy: Sendable, Hashable {
 }
 
 /// One object whose row changed in the store after the context read it.
-public struct MergeConflict: CustomStringConvertible {
+/// `Sendable`: it names the object by ID and holds values in store form.
+public struct MergeConflict: Sendable, CustomStringConvertible {
     /// The object being saved.
-    public let sourceObject: ManagedObject
+    public let objectID: ManagedObjectID
+    /// Whether the save was deleting the object.
+    public let isDeletion: Bool
     /// Its values now, by property name.
-    public let objectSnapshot: [String: Any]
+    public let objectSnapshot: [String: StoreValue]
     /// The committed values the context read, by property name.
-    public let cachedSnapshot: [String: Any]?
+    public let cachedSnapshot: [String: StoreValue]?
     /// The values in the store now, by property name; `nil` when the object
     /// was deleted from the store.
-    public let persistedSnapshot: [String: Any]?
+    public let persistedSnapshot: [String: StoreValue]?
     /// The row version in the store now (0 when deleted).
     public let newVersionNumber: Int64
     /// The row version the context read.
     public let oldVersionNumber: Int64
 
+    /// The object in `context` (the saving one, on its queue).
+    public func sourceObject(in context: ManagedObjectContext) -> ManagedObject {
+        context.object(with: objectID)
+    }
+
     public var description: String {
         let state = persistedSnapshot == nil ? "deleted from the store" : "saved elsewhere as version \(newVersionNumber)"
-        return "\(type(of: sourceObject).entityName) \(sourceObject.objectID): read at version \(oldVersionNumber), \(state)"
+        return "\(objectID.entityName) \(objectID): read at version \(oldVersionNumber), \(state)"
     }
 }
 
-/// A save refused by ``MergePolicy/error``: each conflict, with the object
-/// and its snapshots. Nothing was saved and the changes are still pending.
-/// It carries managed objects: inspect it on the saving context's queue.
-public struct MergeError: Error, @unchecked Sendable, CustomStringConvertible {
+/// A save refused by ``MergePolicy/error`` (or a conflict the policy cannot
+/// resolve): each conflict, with the object's ID and its snapshots. Nothing
+/// was saved and the changes are still pending.
+public struct MergeError: Error, Sendable, CustomStringConvertible {
     public let conflicts: [MergeConflict]
 
     public var description: String {

@@ -39,6 +39,9 @@ protocol AttributeAccess: Sendable {
     func storeValue(of object: ManagedObject) throws -> StoreValue?
     /// Replaces the value, bypassing change tracking.
     func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws
+    /// Removes the value (an attribute declared without an initial value
+    /// that was never set), bypassing change tracking.
+    func clearValue(of object: ManagedObject)
     /// The Swift value for a store value.
     func swiftValue(_ value: StoreValue) throws -> Any
     /// The current Swift value, or `nil` if it was never set.
@@ -77,6 +80,10 @@ struct AttributeSlot<Value>: AttributeAccess {
 
     func swiftValue(_ value: StoreValue) throws -> Any {
         try codec.decode(value)
+    }
+
+    func clearValue(of object: ManagedObject) {
+        pointer(object).pointee.storage = nil
     }
 
     func currentSwiftValue(of object: ManagedObject) -> Any? {

@@ -33,4 +33,12 @@ final class ObjectTracking {
     var foreignTargets: [Int: String] = [:]
     /// For prototypes: the offset of the last property read.
     var recordedOffset: Int?
+
+    func copy() -> ObjectTracking {
+        let copy = ObjectTracking()
+        copy.notifiedValues = notifiedValues
+        copy.changedProperties = changedProperties
+        copy.foreignTargets = foreignTargets
+        return copy
+    }
 }

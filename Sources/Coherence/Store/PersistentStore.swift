@@ -124,6 +124,8 @@ public struct StoreSaveRequest: Sendable {
     public struct Delete: Sendable {
         public let objectID: ManagedObjectID
         public let entity: EntityDescription
+        /// The version the context read; a row saved since is a conflict.
+        public let baseVersion: Int64
     }
 
     public var inserted: [Insert] = []
@@ -147,6 +149,17 @@ public struct StoreSaveResult: Sendable {
 }
 
 extension StoreValue {
+    /// The value with every object ID replaced through `mapping`; throws for
+    /// a temporary ID the save does not insert (it would be written as a
+    /// meaningless key).
+    func remappedForSave(_ mapping: [ManagedObjectID: ManagedObjectID]) throws -> StoreValue {
+        let value = remapped(mapping)
+        if let temporary = value.referencedIDs.first(where: \.isTemporaryID) {
+            throw StoreError.objectNotFound(temporary)
+        }
+        return value
+    }
+
     /// The value with every object ID replaced through `mapping`.
     func remapped(_ mapping: [ManagedObjectID: ManagedObjectID]) -> StoreValue {
         switch self {

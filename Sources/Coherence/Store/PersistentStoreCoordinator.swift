@@ -79,8 +79,9 @@ public final class PersistentStoreCoordinator: Sendable {
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
         guard !objectID.isTemporaryID else { return nil }
         if let cached = rowCache[objectID] { return cached }
+        let generation = rowCache.beginRead()
         guard let snapshot = try store(for: objectID).snapshot(for: objectID) else { return nil }
-        rowCache.insert([snapshot])
+        rowCache.insert([snapshot], readAt: generation)
         return snapshot
     }
 
@@ -88,11 +89,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// (which it then updates): for `refresh`.
     func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
         guard !objectID.isTemporaryID else { return nil }
-        guard let snapshot = try store(for: objectID).snapshot(for: objectID) else {
-            rowCache.remove([objectID])
-            return nil
-        }
-        rowCache.insert([snapshot])
+        let generation = rowCache.beginRead()
+        guard let snapshot = try store(for: objectID).snapshot(for: objectID) else { return nil }
+        rowCache.insert([snapshot], readAt: generation)
         return snapshot
     }
 
@@ -105,8 +104,9 @@ public final class PersistentStoreCoordinator: Sendable {
             if let cached = rowCache[id] { found.append(cached) } else { missing[id.storeIdentifier!, default: []].append(id) }
         }
         for ids in missing.values {
+            let generation = rowCache.beginRead()
             let loaded = try store(for: ids[0]).snapshots(for: ids)
-            rowCache.insert(loaded)
+            rowCache.insert(loaded, readAt: generation)
             found += loaded
         }
         return found
@@ -114,14 +114,16 @@ public final class PersistentStoreCoordinator: Sendable {
 
     func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
         guard let first = objectIDs.first(where: { !$0.isTemporaryID }) else { return [:] }
+        let generation = rowCache.beginRead()
         let related = try store(for: first).relatedSnapshots(of: objectIDs.filter { !$0.isTemporaryID }, relationship: relationship)
-        for snapshots in related.values { rowCache.insert(snapshots) }
+        for snapshots in related.values { rowCache.insert(snapshots, readAt: generation) }
         return related
     }
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        let generation = rowCache.beginRead()
         let snapshots = try persistentStores.flatMap { try $0.snapshots(of: entity) }
-        rowCache.insert(snapshots)
+        rowCache.insert(snapshots, readAt: generation)
         return snapshots
     }
 
@@ -133,8 +135,10 @@ public final class PersistentStoreCoordinator: Sendable {
     /// it (in-memory stores, several stores).
     func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
         let stores = persistentStores
-        guard stores.count == 1, let snapshots = try stores[0].fetch(request) else { return nil }
-        rowCache.insert(snapshots)
+        guard stores.count == 1 else { return nil }
+        let generation = rowCache.beginRead()
+        guard let snapshots = try stores[0].fetch(request) else { return nil }
+        rowCache.insert(snapshots, readAt: generation)
         return snapshots
     }
 
@@ -155,17 +159,18 @@ public final class PersistentStoreCoordinator: Sendable {
         guard stores.count == 1 else { return nil }
         return try saveLock.withLock { _ in
             guard let result = try stores[0].execute(request) else { return nil }
-            rowCache.remove(result.changes.updated.union(result.changes.deleted))
+            rowCache.commit(changed: result.changes.updated.union(result.changes.deleted), saved: [])
             return result
         }
     }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        guard let store = persistentStores.first else { throw StoreError.noPersistentStore }
+        let stores = persistentStores
+        guard let store = stores.first else { throw StoreError.noPersistentStore }
+        guard stores.count == 1 else { throw StoreError.severalStores(stores.count) }
         return try saveLock.withLock { _ in
             let result = try store.save(request)
-            rowCache.remove(request.deleted.map(\.objectID))
-            rowCache.insert(result.snapshots.values)
+            rowCache.commit(changed: request.deleted.map(\.objectID), saved: result.snapshots.values)
             return result
         }
     }

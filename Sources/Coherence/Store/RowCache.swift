@@ -4,8 +4,9 @@ import Synchronization
 /// contexts: a fault another context already loaded fires without a query.
 ///
 /// Entries are weak: a snapshot stays cached only while some object holds it,
-/// so the cache never grows past what the contexts use. A newer version of a
-/// row replaces an older one; a save's snapshots replace what it changed.
+/// so the cache never grows past what the contexts use. Every save and batch
+/// request advances a generation; a read that started before a row changed
+/// cannot put its older copy back (see ``beginRead()``).
 ///
 /// **Complexity:** O(1) per lookup and insertion (amortized; dead entries are
 /// swept when the cache has doubled since the last sweep).
@@ -17,6 +18,11 @@ final class RowCache: Sendable {
     private struct State {
         var entries: [ManagedObjectID: Entry] = [:]
         var sweepThreshold = 1024
+        var generation: UInt64 = 0
+        /// The generation at which each row last changed.
+        var changedAt: [ManagedObjectID: UInt64] = [:]
+        /// Reads older than this are not cached (`changedAt` was forgotten).
+        var floor: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -25,10 +31,18 @@ final class RowCache: Sendable {
         state.withLock { $0.entries[id]?.snapshot }
     }
 
-    /// Caches snapshots, keeping the newer version of each row.
-    func insert(_ snapshots: some Sequence<Snapshot>) {
+    /// Call before reading from the store; pass the result to `insert`.
+    func beginRead() -> UInt64 {
+        state.withLock { $0.generation }
+    }
+
+    /// Caches snapshots read since `generation`, keeping the newer version of
+    /// each row and skipping rows that changed after the read began.
+    func insert(_ snapshots: some Sequence<Snapshot>, readAt generation: UInt64) {
         state.withLock { state in
+            guard generation >= state.floor else { return }
             for snapshot in snapshots {
+                if let changed = state.changedAt[snapshot.objectID], changed > generation { continue }
                 if let cached = state.entries[snapshot.objectID]?.snapshot, cached.version > snapshot.version { continue }
                 state.entries[snapshot.objectID] = Entry(snapshot: snapshot)
             }
@@ -39,14 +53,23 @@ final class RowCache: Sendable {
         }
     }
 
-    /// Forgets rows, for example ones a batch request changed or deleted.
-    func remove(_ ids: some Sequence<ManagedObjectID>) {
+    /// Records a committed change: `changed` rows are forgotten (reads that
+    /// began earlier will not cache them), then `saved` snapshots cached.
+    func commit(changed: some Sequence<ManagedObjectID>, saved: some Sequence<Snapshot>) {
         state.withLock { state in
-            for id in ids { state.entries[id] = nil }
+            state.generation += 1
+            for id in changed {
+                state.changedAt[id] = state.generation
+                state.entries[id] = nil
+            }
+            for snapshot in saved {
+                state.changedAt[snapshot.objectID] = state.generation
+                state.entries[snapshot.objectID] = Entry(snapshot: snapshot)
+            }
+            if state.changedAt.count > 10_000 {
+                state.floor = state.generation
+                state.changedAt = [:]
+            }
         }
-    }
-
-    func removeAll() {
-        state.withLock { $0.entries = [:] }
     }
 }

@@ -20,6 +20,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The store was saved with a model that the current one cannot migrate
     /// from; the file was left untouched.
     case incompatibleModel(reason: String)
+    /// Saves go to one store; this coordinator has several.
+    case severalStores(Int)
     /// SQLite refused an operation; nothing was changed.
     case sqlite(code: Int32, message: String, sql: String?)
 
@@ -43,6 +45,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path) is an SQLite database that Coherence did not create; it was left untouched"
         case .incompatibleModel(let reason):
             "the store cannot be opened with this model: \(reason); it was left untouched"
+        case .severalStores(let count):
+            "the coordinator has \(count) stores; saving is supported with one store per coordinator"
         case .sqlite(let code, let message, let sql):
             "SQLite error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
         }

@@ -113,7 +113,7 @@ struct SavingTests {
             server.name = "edited after the row was deleted"
             let fresh = FeedItem(context: context)
             let error = try #require(throws: MergeError.self) { try context.save() }
-            #expect(error.conflicts.map(\.sourceObject) == [server])
+            #expect(error.conflicts.map(\.objectID) == [server.objectID])
             #expect(error.conflicts.first?.persistedSnapshot == nil, "deleted from the store")
             #expect(server.isUpdated, "the change is still pending")
             #expect(fresh.isInserted && fresh.objectID.isTemporaryID, "the insert was not applied either")

@@ -36,8 +36,8 @@ public final class InMemoryStore: PersistentStore {
     }
 
     public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
-        guard let snapshot = try snapshot(for: objectID) else { throw StoreError.objectNotFound(objectID) }
-        return snapshot.values[relationship.index].referencedIDs
+        // Like a query over rows: an object that is gone has no destinations.
+        try snapshot(for: objectID)?.values[relationship.index].referencedIDs ?? []
     }
 
     public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
@@ -62,6 +62,11 @@ public final class InMemoryStore: PersistentStore {
                     conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion, current: row))
                 }
             }
+            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+                if let row = tables[delete.entity.name]?.rows[delete.objectID.key], row.version != delete.baseVersion {
+                    conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: row))
+                }
+            }
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             var result = StoreSaveResult()
             for insert in request.inserted {
@@ -77,13 +82,13 @@ public final class InMemoryStore: PersistentStore {
             let mapping = result.permanentIDs
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
-                let snapshot = Snapshot(objectID: id, values: insert.values.map { $0.remapped(mapping) }, version: 1)
+                let snapshot = Snapshot(objectID: id, values: try insert.values.map { try $0.remappedForSave(mapping) }, version: 1)
                 tables[insert.entity.name, default: Table()].rows[id.key] = snapshot
                 result.snapshots[id] = snapshot
             }
             for update in request.updated {
                 let old = tables[update.entity.name]!.rows[update.objectID.key]!
-                let snapshot = Snapshot(objectID: update.objectID, values: update.values.map { $0.remapped(mapping) },
+                let snapshot = Snapshot(objectID: update.objectID, values: try update.values.map { try $0.remappedForSave(mapping) },
                                         version: old.version + 1)
                 tables[update.entity.name]!.rows[update.objectID.key] = snapshot
                 result.snapshots[update.objectID] = snapshot

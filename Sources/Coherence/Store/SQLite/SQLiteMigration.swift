@@ -15,6 +15,7 @@ struct StoredModel: Codable, Equatable {
         var destination: String
         var isToMany: Bool
         var inverseIsToMany: Bool
+        var inverse: String?
     }
 
     struct Entity: Codable, Equatable {
@@ -32,7 +33,7 @@ struct StoredModel: Codable, Equatable {
                 attributes: entity.attributes.map { Attribute(name: $0.name, type: "\($0.attributeType)", isOptional: $0.isOptional) },
                 relationships: entity.relationships.map {
                     Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
-                                 inverseIsToMany: $0.inverseIsToMany)
+                                 inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)
                 })
         }
     }
@@ -62,11 +63,22 @@ struct StoredModel: Codable, Equatable {
 /// `propertyRenamingIdentifiers`.
 struct SQLiteMigration {
     private(set) var steps: [(Database) throws -> Void] = []
+    private var renamedEntities: [String: String] = [:]
+    /// Join tables already handled, by their new name.
+    private var joinTablesDone: Set<String> = []
 
     var isEmpty: Bool { steps.isEmpty }
 
     init(from old: StoredModel, to model: ManagedObjectModel) throws(StoreError) {
         var remaining = Dictionary(uniqueKeysWithValues: old.entities.map { ($0.name, $0) })
+        // The new name of each old entity, to tell renamed destinations from changed ones.
+        var renamedEntities: [String: String] = [:]
+        for entity in model.entities {
+            let type = entity.managedObjectClass
+            if remaining[entity.name] != nil { renamedEntities[entity.name] = entity.name }
+            else if let old = type.renamingIdentifier, remaining[old] != nil { renamedEntities[old] = entity.name }
+        }
+        self.renamedEntities = renamedEntities
         for entity in model.entities {
             let type = entity.managedObjectClass
             let previousName = remaining[entity.name] != nil ? entity.name : type.renamingIdentifier.flatMap { remaining[$0] != nil ? $0 : nil }
@@ -133,22 +145,45 @@ struct SQLiteMigration {
                 guard old.isToMany == relationship.isToMany, old.inverseIsToMany == relationship.inverseIsToMany else {
                     throw .incompatibleModel(reason: "\(entity.name).\(relationship.name) changed between to-one and to-many")
                 }
+                guard renamedEntities[old.destination] == relationship.destinationEntityName else {
+                    throw .incompatibleModel(reason: "\(entity.name).\(relationship.name) changed its destination from \(old.destination) to \(relationship.destinationEntityName)")
+                }
+                if let join = SQLiteSchema.joinTable(relationship, of: entity), let inverse = old.inverse {
+                    // Join tables are named after the first "Entity.relationship"
+                    // of the pair; a renamed entity or relationship renames it.
+                    let oldPair = ["\(previous.name).\(oldName)", "\(old.destination).\(inverse)"]
+                    let oldCanonical = oldPair.min()!
+                    let oldTable = SQLiteSchema.quote("Z_" + oldCanonical.replacingOccurrences(of: ".", with: "_"))
+                    let oldSourceIsThisSide = oldCanonical == oldPair[0]
+                    if !joinTablesDone.contains(join.name) {
+                        joinTablesDone.insert(join.name)
+                        if oldTable != join.name || oldSourceIsThisSide != join.relationshipIsSource {
+                            let swap = oldSourceIsThisSide != join.relationshipIsSource
+                            steps.append { db in
+                                try SQLiteSchema.createJoinTable(join, in: db)
+                                try db.execute(sql: swap
+                                    ? "INSERT OR IGNORE INTO \(join.name) (source, destination) SELECT destination, source FROM \(oldTable)"
+                                    : "INSERT OR IGNORE INTO \(join.name) (source, destination) SELECT source, destination FROM \(oldTable)")
+                                try db.execute(sql: "DROP TABLE \(oldTable)")
+                            }
+                        }
+                    }
+                }
                 if oldName != relationship.name, !relationship.isToMany {
                     steps.append { db in
                         try db.execute(sql: "DROP INDEX IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(oldName)"))")
                         try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quote(oldName)) TO \(SQLiteSchema.quote(relationship.name))")
                         try SQLiteSchema.createIndex(relationship, of: entity, in: db)
                     }
-                } else if oldName != relationship.name {
-                    throw .incompatibleModel(reason: "\(entity.name).\(relationship.name): renaming a many-to-many relationship is not supported")
                 }
             } else if !relationship.isToMany {
                 steps.append { db in
                     try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(relationship.name)) INTEGER")
                     try SQLiteSchema.createIndex(relationship, of: entity, in: db)
                 }
-            } else if let join = SQLiteSchema.joinTable(relationship, of: entity), join.relationshipIsSource {
-                steps.append { db in try SQLiteSchema.createTable(entity, in: db) }
+            } else if let join = SQLiteSchema.joinTable(relationship, of: entity), !joinTablesDone.contains(join.name) {
+                joinTablesDone.insert(join.name)
+                steps.append { db in try SQLiteSchema.createJoinTable(join, in: db) }
             }
         }
         for (name, old) in oldRelationships.sorted(by: { $0.key < $1.key }) {

@@ -19,6 +19,7 @@ extension PredicateExpressions.KeyPath: SQLCompilable {
 
 extension PredicateExpressions.Value: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
+        if let id = value as? ManagedObjectID { return .objectIDValue(id) }
         if let sequence = value as? any Collection, !(value is String), !(value is Data) {
             return .sequence(try sequence.map { try compiler.storeValue(of: $0) })
         }
@@ -34,13 +35,17 @@ extension PredicateExpressions.NilLiteral: SQLCompilable {
 
 extension PredicateExpressions.Equal: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
-        .value("(\(try compiler.scalar(lhs)) IS \(try compiler.scalar(rhs)))", .boolean)
+        let left = try compiler.compile(lhs), right = try compiler.compile(rhs)
+        if let identity = try compiler.identityComparison(left, right, equal: true) { return .value(identity, .boolean) }
+        return .value("(\(try compiler.scalar(of: left)) IS \(try compiler.scalar(of: right)))", .boolean)
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
-        .value("(\(try compiler.scalar(lhs)) IS NOT \(try compiler.scalar(rhs)))", .boolean)
+        let left = try compiler.compile(lhs), right = try compiler.compile(rhs)
+        if let identity = try compiler.identityComparison(left, right, equal: false) { return .value(identity, .boolean) }
+        return .value("(\(try compiler.scalar(of: left)) IS NOT \(try compiler.scalar(of: right)))", .boolean)
     }
 }
 

@@ -40,6 +40,8 @@ struct SQLPredicateCompiler {
         case toMany(owner: EntityDescription, key: String, relationship: RelationshipDescription, filter: Filter?)
         /// A literal sequence, for `IN`.
         case sequence([StoreValue])
+        /// A captured object ID, compared with rows by entity, store and key.
+        case objectIDValue(ManagedObjectID)
         case null
     }
 
@@ -79,6 +81,7 @@ struct SQLPredicateCompiler {
         case .value(let sql, _): return sql
         case .object(_, let key, _): return key
         case .null: return "NULL"
+        case .objectIDValue(let id): return id.isTemporaryID || id.storeIdentifier != storeIdentifier ? "NULL" : "\(id.key)"
         case .toMany(_, _, let relationship, _): throw unsupported("the to-many relationship \(relationship.name) used as a value")
         case .sequence: throw unsupported("a collection used as a value")
         }
@@ -123,7 +126,7 @@ struct SQLPredicateCompiler {
         switch root {
         case .object(let entity, let key, let alias):
             if type(of: keyPath).valueType == ManagedObjectID.self, type(of: keyPath).rootType == entity.managedObjectClass {
-                return .value(key, nil)
+                return .object(entity, key: key, alias: alias)
             }
             guard let index = entity.propertyIndex(for: keyPath) else {
                 throw unsupported("the key path \(keyPath), which is not a modeled property of \(entity.name)")
@@ -147,7 +150,7 @@ struct SQLPredicateCompiler {
                 return .value("(NOT EXISTS (SELECT 1 \(try destinationRows(owner: owner, key: key, relationship: relationship, filter: filter))))", .boolean)
             }
             throw unsupported("the key path \(keyPath) on the to-many relationship \(relationship.name)")
-        case .value, .null, .sequence:
+        case .value, .null, .sequence, .objectIDValue:
             throw unsupported("the key path \(keyPath) on a value")
         }
     }
@@ -186,10 +189,25 @@ struct SQLPredicateCompiler {
 
     // MARK: Values
 
+    /// `lhs == rhs` (or `!=`) when one side is a captured object ID: true
+    /// only for a permanent ID of the same entity and store as the row.
+    func identityComparison(_ lhs: Compiled, _ rhs: Compiled, equal: Bool) throws -> String? {
+        let pair: (ManagedObjectID, Compiled)
+        switch (lhs, rhs) {
+        case (.objectIDValue(let id), let other), (let other, .objectIDValue(let id)): pair = (id, other)
+        default: return nil
+        }
+        let (id, other) = pair
+        guard case .object(let entity, let key, _) = other else { return nil }
+        let matchable = !id.isTemporaryID && id.storeIdentifier == storeIdentifier && id.objectClass == entity.managedObjectClass
+        guard matchable else { return equal ? "0" : "1" }
+        return "(\(key) \(equal ? "IS" : "IS NOT") \(id.key))"
+    }
+
     /// The store form of a Swift value captured by a predicate.
     func storeValue(of value: Any) throws -> StoreValue {
         if let id = value as? ManagedObjectID {
-            return .integer(id.key)
+            return .integer(id.isTemporaryID || id.storeIdentifier != storeIdentifier ? -1 : id.key)
         }
         if case Optional<Any>.none = value as Any? { return .null }
         let mirror = Mirror(reflecting: value)

@@ -78,12 +78,16 @@ enum SQLiteSchema {
         }
         for relationship in entity.relationships {
             guard let join = joinTable(relationship, of: entity), join.relationshipIsSource else { continue }
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS \(join.name) (source INTEGER NOT NULL, destination INTEGER NOT NULL, PRIMARY KEY (source, destination));
-                CREATE INDEX IF NOT EXISTS \(quote("Z_" + join.name.trimmingCharacters(in: ["\""]) + "_destination")) ON \(join.name) (destination);
-                """)
+            try createJoinTable(join, in: db)
         }
         try db.execute(sql: "INSERT OR IGNORE INTO \(primaryKeyTable) (entity, max) VALUES (?, 0)", arguments: [entity.name])
+    }
+
+    static func createJoinTable(_ join: JoinTable, in db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(join.name) (source INTEGER NOT NULL, destination INTEGER NOT NULL, PRIMARY KEY (source, destination));
+            CREATE INDEX IF NOT EXISTS \(quote("Z_" + join.name.trimmingCharacters(in: ["\""]) + "_destination")) ON \(join.name) (destination);
+            """)
     }
 
     static func createIndex(_ relationship: RelationshipDescription, of entity: EntityDescription, in db: Database) throws {

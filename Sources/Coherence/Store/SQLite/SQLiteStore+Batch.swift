@@ -8,12 +8,20 @@ extension SQLiteStore {
         case .insert(let entity, let rows):
             return try write { db in
                 var ids: [ManagedObjectID] = []
+                var destinations = Set<ManagedObjectID>()
                 for row in rows {
                     let id = try reserveKey(for: entity, in: db)
                     try insertRow(id: id, entity: entity, values: row, in: db)
                     ids.append(id)
+                    for relationship in SQLiteSchema.toOne(entity) {
+                        guard case .objectID(let destination) = row[relationship.index] else { continue }
+                        destinations.insert(destination)
+                        if !relationship.inverseIsToMany {
+                            try linkOneToOne(relationship, from: id, to: destination, entity: entity, in: db)
+                        }
+                    }
                 }
-                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids)))
+                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
             }
         case .update(let entity, let predicate, let variable, let values):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
@@ -40,6 +48,20 @@ extension SQLiteStore {
                                         changes: changes)
             }
         }
+    }
+
+    /// Points a one-to-one destination back at a new row, detaching whatever
+    /// row pointed at that destination before (as the context would).
+    private func linkOneToOne(_ relationship: RelationshipDescription, from id: ManagedObjectID, to destination: ManagedObjectID,
+                              entity: EntityDescription, in db: Database) throws {
+        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
+        let version = SQLiteSchema.quote(SQLiteSchema.version)
+        let column = SQLiteSchema.quote(relationship.name)
+        try db.execute(sql: "UPDATE \(SQLiteSchema.table(entity)) SET \(column) = NULL, \(version) = \(version) + 1 WHERE \(column) = ? AND \(pk) != ?",
+                       arguments: [destination.key, id.key])
+        let inverse = SQLiteSchema.quote(relationship.inverseName)
+        try db.execute(sql: "UPDATE \(SQLiteSchema.table(named: relationship.destinationEntityName)) SET \(inverse) = ?, \(version) = \(version) + 1 WHERE \(pk) = ?",
+                       arguments: [id.key, destination.key])
     }
 
     /// ` WHERE …` for a predicate over alias `t0`, or nothing.

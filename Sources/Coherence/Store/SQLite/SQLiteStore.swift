@@ -324,7 +324,7 @@ public final class SQLiteStore: PersistentStore {
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
                 guard id.storeIdentifier == identifier else { throw StoreError.objectNotFound(insert.objectID) }
-                let values = insert.values.map { $0.remapped(mapping) }
+                let values = try insert.values.map { try $0.remappedForSave(mapping) }
                 try insertRow(id: id, entity: insert.entity, values: values, in: db)
                 try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
@@ -332,7 +332,7 @@ public final class SQLiteStore: PersistentStore {
             var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
                 guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
-                let values = update.values.map { $0.remapped(mapping) }
+                let values = try update.values.map { try $0.remappedForSave(mapping) }
                 guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
                                                   expectedVersion: update.baseVersion, in: db) else {
                     conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
@@ -343,10 +343,14 @@ public final class SQLiteStore: PersistentStore {
                 result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
                                                              version: version)
             }
-            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+                if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db), current.version != delete.baseVersion {
+                    conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
+                    continue
+                }
                 try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
             }
+            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             return result
         }
     }
