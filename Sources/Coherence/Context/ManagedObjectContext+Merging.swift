@@ -81,38 +81,65 @@ extension ManagedObjectContext {
                                deleted: ids(.deletedObjects, .deletedObjectIDs))
     }
 
-    /// Applies committed changes made elsewhere, then announces them.
-    func mergeRemoteChanges(_ changes: ObjectIDChanges) {
+    /// Applies committed changes made elsewhere, then announces them: at
+    /// once, or, with a `budget`, in chunks that each keep the queue busy for
+    /// about that long, post one didChangeObjects and didMergeChangesObjectIDs,
+    /// and leave the rest to a later turn of the queue.
+    func mergeRemoteChanges(_ changes: ObjectIDChanges, budget: Duration? = nil) {
         _assertOnQueue()
         coordinator.rowCache.commit(changed: changes.updated.union(changes.deleted), saved: [])
+        let work = changes.deleted.map { (MergeKind.deleted, $0) }
+            + changes.updated.subtracting(changes.deleted).map { (MergeKind.updated, $0) }
+            + changes.inserted.map { (MergeKind.inserted, $0) }
+        mergeChunk(work[...], budget: budget)
+    }
+
+    private enum MergeKind: Sendable {
+        case deleted, updated, inserted
+    }
+
+    private func mergeChunk(_ work: ArraySlice<(MergeKind, ManagedObjectID)>, budget: Duration?) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var merged = ObjectIDChanges()
         var gone: [ManagedObject] = []
-        for id in changes.deleted {
-            guard let object = registered[id] else { continue }
-            tracker.inserted.remove(object)
-            tracker.deleted.remove(object)
-            tracker.changed.remove(object)
-            tracker.pendingTouched.remove(object)
-            tracker.pendingDeleted.insert(object)
-            gone.append(object)
-        }
-        for id in changes.updated {
-            guard let object = registered[id], !changes.deleted.contains(id) else { continue }
-            if object.isFault {
-                object._snapshot = nil
-                tracker.pendingRefreshed.insert(object)
-            } else {
-                refresh(object, mergeChanges: true)
+        var rest = work
+        while let (kind, id) = rest.popFirst() {
+            switch kind {
+            case .deleted:
+                merged.deleted.insert(id)
+                guard let object = registered[id] else { break }
+                tracker.inserted.remove(object)
+                tracker.deleted.remove(object)
+                tracker.changed.remove(object)
+                tracker.pendingTouched.remove(object)
+                tracker.pendingDeleted.insert(object)
+                gone.append(object)
+            case .updated:
+                merged.updated.insert(id)
+                guard let object = registered[id] else { break }
+                if object.isFault {
+                    object._snapshot = nil
+                    tracker.pendingRefreshed.insert(object)
+                } else {
+                    refresh(object, mergeChanges: true)
+                }
+            case .inserted:
+                merged.inserted.insert(id)
+                guard registered[id] == nil, coordinator.managedObjectModel.entity(for: id.objectClass) != nil else { break }
+                tracker.pendingInserted.insert(object(with: id))
             }
-        }
-        for id in changes.inserted where registered[id] == nil {
-            guard coordinator.managedObjectModel.entity(for: id.objectClass) != nil else { continue }
-            tracker.pendingInserted.insert(object(with: id))
+            if let budget, clock.now - start >= budget { break }
         }
         processPendingChanges()
         for object in gone {
             invalidate(object, notify: !object.isFault)
         }
         post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
-             userInfo: ContextDidMergeChanges(context: self, objectIDs: changes).userInfo)
+             userInfo: ContextDidMergeChanges(context: self, objectIDs: merged).userInfo)
+        if !rest.isEmpty {
+            let remaining = rest
+            perform { self.mergeChunk(remaining, budget: budget) }
+        }
     }
 }

@@ -55,6 +55,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var children: [WeakContext] = []
         var automaticMerging: AutomaticMerging?
         var mergePolicy: MergePolicy = .error
+        var automaticMergeBudget: Duration?
     }
 
     private let configuration: Mutex<Configuration>
@@ -160,6 +161,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var mergePolicy: MergePolicy {
         get { configuration.withLock { $0.mergePolicy } }
         set { configuration.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// The longest an automatic merge keeps this context's queue busy at a
+    /// time: a larger save is merged in chunks, each posting one coalesced
+    /// didChangeObjects (and didMergeChangesObjectIDs), with the queue free
+    /// for other work in between. `nil` (the default) merges each save at once.
+    public var automaticMergeBudget: Duration? {
+        get { configuration.withLock { $0.automaticMergeBudget } }
+        set { configuration.withLock { $0.automaticMergeBudget = newValue } }
     }
 
     /// Whether the context merges, on its own queue and without user code,
@@ -465,7 +475,7 @@ private final class AutomaticMerging: @unchecked Sendable {
                 guard saver.parent == nil, let coordinator = context.persistentStoreCoordinator,
                       saver.persistentStoreCoordinator === coordinator else { return }
             }
-            context.perform { context.mergeChanges(fromContextDidSave: changes) }
+            context.perform { context.mergeRemoteChanges(changes, budget: context.automaticMergeBudget) }
         }
     }
 
