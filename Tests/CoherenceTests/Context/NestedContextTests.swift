@@ -104,6 +104,8 @@ struct NestedContextTests {
             try root.save()
         }
         #expect(try storedCount(Server.self, root) == 1)
+        // The IDs travel down one queue at a time: the child's turn first.
+        child.performAndWait {}
         let learned = grandchild.performAndWait { grandchild.registeredObjects.allSatisfy { !$0.objectID.isTemporaryID } }
         #expect(learned)
     }
