@@ -82,6 +82,23 @@ struct PredicateTranslationTests {
         #expect(try check(context, #Predicate { $0.title.localizedStandardContains("zurich") }) == ["Zürich"])
     }
 
+    /// hasPrefix, hasSuffix and their case-insensitive forms, as `#Predicate`
+    /// on Linux allows them (see `String.caseFolded` and `reversedText`).
+    @Test func prefixesSuffixesAndCaseInsensitiveForms() throws {
+        let context = try Self.seeded()
+        let suffix = "Linux".reversedText
+        #expect(try check(context, #Predicate { $0.title.reversedText.starts(with: suffix) }) == ["swift on Linux"])
+        #expect(try check(context, #Predicate { $0.title.caseFolded.starts(with: "swift") }) == ["Swift 6", "swift on Linux"])
+        let foldedSuffix = "NOTES".caseFolded.reversedText
+        #expect(try check(context, #Predicate { $0.title.caseFolded.reversedText.starts(with: foldedSuffix) }) == ["notes"])
+        #expect(try check(context, #Predicate { $0.title.caseFolded.contains("ote") }) == ["Notes 2", "notes"])
+        #expect(try check(context, #Predicate { $0.server?.name.caseFolded == "gamma" }).count == 3)
+        try context.performAndWait {
+            let found = try context.fetch(FetchRequest<Sample>(predicate: #Predicate { $0.optionalString?.caseFolded == "x" }))
+            #expect(found.map(\.code) == ["b"], "optional attributes chain too")
+        }
+    }
+
     @Test func nilChecksAndToOneKeyPaths() throws {
         let context = try Self.seeded()
         #expect(try check(context, #Predicate { $0.server == nil }) == ["ünïcode"])

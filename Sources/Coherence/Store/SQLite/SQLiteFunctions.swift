@@ -12,7 +12,19 @@ enum SQLiteFunctions {
         return text.localizedStandardContains(part)
     }
 
+    /// `coherence_case_folded(text)`: ``Swift/String/caseFolded``.
+    static let caseFolded = DatabaseFunction("coherence_case_folded", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.caseFolded
+    }
+
+    /// `coherence_reversed_text(text)`: ``Swift/String/reversedText``.
+    static let reversedText = DatabaseFunction("coherence_reversed_text", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.reversedText
+    }
+
     static func register(in db: Database) {
         db.add(function: localizedStandardContains)
+        db.add(function: caseFolded)
+        db.add(function: reversedText)
     }
 }

@@ -115,8 +115,9 @@ extension PredicateExpressions.UnaryMinus: SQLCompilable {
 extension PredicateExpressions.OptionalFlatMap: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
         let wrapped = try compiler.compile(wrapped)
-        guard case .object = wrapped else {
-            throw compiler.unsupported("optional chaining on something other than a to-one relationship")
+        switch wrapped {
+        case .object, .value: break // SQL NULL flows through the transform as nil does
+        default: throw compiler.unsupported("optional chaining on something other than a to-one relationship or an attribute")
         }
         compiler.bindVariable(variable.key, to: wrapped)
         return try compiler.compile(transform)

@@ -7,7 +7,9 @@ internal import GRDB
 ///
 /// Supported: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, comparisons
 /// with `nil`, `??`, `+`, `-`, `*`, string `contains(_:)`, `starts(with:)` and
-/// `localizedStandardContains(_:)` (case- and diacritic-insensitive), a
+/// `localizedStandardContains(_:)` (case- and diacritic-insensitive), the
+/// key paths `String.caseFolded` and `String.reversedText` (for
+/// case-insensitive and suffix tests), a
 /// literal collection's `contains(_:)` (SQL `IN`), to-one key paths
 /// (`$0.server?.name`), `objectID`, and on to-many relationships
 /// `contains(where:)`, `count`, `isEmpty` and `filter { … }.count`. Anything
@@ -150,7 +152,11 @@ struct SQLPredicateCompiler {
                 return .value("(NOT EXISTS (SELECT 1 \(try destinationRows(owner: owner, key: key, relationship: relationship, filter: filter))))", .boolean)
             }
             throw unsupported("the key path \(keyPath) on the to-many relationship \(relationship.name)")
-        case .value, .null, .sequence, .objectIDValue:
+        case .value(let sql, let type):
+            if keyPath == \String.caseFolded { return .value("\(SQLiteFunctions.caseFolded.name)(\(sql))", type) }
+            if keyPath == \String.reversedText { return .value("\(SQLiteFunctions.reversedText.name)(\(sql))", type) }
+            throw unsupported("the key path \(keyPath) on a value")
+        case .null, .sequence, .objectIDValue:
             throw unsupported("the key path \(keyPath) on a value")
         }
     }
