@@ -59,19 +59,11 @@ extension ManagedObjectContext {
                                                           variable: request.predicate?.variable.key, values: values)) {
             return BatchResult(result, type: request.resultType)
         }
-        let scratch = ManagedObjectContext(scratchFor: self)
-        return try withExtendedLifetime(scratch) {
-            var fetch = FetchRequest<Entity>(predicate: request.predicate)
-            fetch.evaluatesPredicateInMemory = true
-            let objects = try scratch.fetch(fetch)
-            for object in objects {
-                for (index, value) in values {
-                    object._prepareForWriteAt(index: index)
-                    try entity.attributes[index].access.setStoreValue(value, of: object)
-                }
+        return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, _ in
+            for (index, value) in values {
+                object._prepareForWriteAt(index: index)
+                try entity.attributes[index].access.setStoreValue(value, of: object)
             }
-            let saved = try scratch.saveChanges()
-            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
         }
     }
 
@@ -89,14 +81,25 @@ extension ManagedObjectContext {
                                                           variable: request.predicate?.variable.key)) {
             return BatchResult(result, type: request.resultType)
         }
+        return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, scratch in
+            try scratch.delete(object)
+        }
+    }
+
+    /// A batch request for stores without native ones: the matching objects
+    /// are changed in a scratch context (which posts nothing) and saved.
+    private func runInScratchContext<Entity: ManagedObject>(
+        matching predicate: Predicate<Entity>?, resultType: BatchResultType,
+        _ change: (Entity, ManagedObjectContext) throws -> Void
+    ) throws -> BatchResult {
         let scratch = ManagedObjectContext(scratchFor: self)
         return try withExtendedLifetime(scratch) {
-            var fetch = FetchRequest<Entity>(predicate: request.predicate)
+            var fetch = FetchRequest<Entity>(predicate: predicate)
             fetch.evaluatesPredicateInMemory = true
             let objects = try scratch.fetch(fetch)
-            for object in objects { try scratch.delete(object) }
+            for object in objects { try change(object, scratch) }
             let saved = try scratch.saveChanges()
-            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: resultType)
         }
     }
 
