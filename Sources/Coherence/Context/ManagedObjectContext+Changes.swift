@@ -6,7 +6,9 @@ extension ManagedObjectContext {
     /// Records that property `index` of `object` is about to be written.
     /// **Complexity:** O(1), plus converting the old value to store form on
     /// the first write of the property since the last notification.
-    func _recordWrite(of object: ManagedObject, property index: Int) {
+    /// `announce: false` is for property setters, which tell Observation
+    /// about their own property.
+    func _recordWrite(of object: ManagedObject, property index: Int, announce: Bool = true) {
         let tracking: ObjectTracking
         if let existing = object._tracking {
             tracking = existing
@@ -20,6 +22,7 @@ extension ManagedObjectContext {
         tracking.changedProperties.insert(index)
         tracker.pendingTouched.insert(object)
         tracker.changed.insert(object)
+        if announce { object._observationChanged() }
     }
 
     // MARK: Relationships

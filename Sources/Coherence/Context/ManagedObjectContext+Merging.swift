@@ -121,6 +121,7 @@ extension ManagedObjectContext {
                 if object.isFault {
                     object._snapshot = nil
                     tracker.pendingRefreshed.insert(object)
+                    object._observationChanged()
                 } else {
                     refresh(object, mergeChanges: true)
                 }

@@ -24,6 +24,7 @@ extension ManagedObjectContext {
             // Nothing loaded to merge with: the next use loads the latest values.
             object._snapshot = latest
             tracker.pendingRefreshed.insert(object)
+            object._observationChanged()
             return
         }
         if latest == nil {
@@ -66,6 +67,7 @@ extension ManagedObjectContext {
             object.didTurnIntoFault()
         }
         tracker.pendingRefreshed.insert(object)
+        object._observationChanged()
     }
 
     /// Refreshes every registered object with `mergeChanges: true`: objects

@@ -55,6 +55,7 @@ public struct Attribute<Value> {
             if object._needsAccessCheck {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
             }
+            object._observeRead(object, wrappedKeyPath)
             guard let value = object[keyPath: storageKeyPath].storage else {
                 object._trapMissingValue(offset: fieldOffset(of: storageKeyPath, in: object))
             }
@@ -62,7 +63,7 @@ public struct Attribute<Value> {
         }
         set {
             object._prepareForWrite(offset: fieldOffset(of: storageKeyPath, in: object))
-            object[keyPath: storageKeyPath].storage = newValue
+            object._observeWrite(object, wrappedKeyPath) { object[keyPath: storageKeyPath].storage = newValue }
         }
     }
 }

@@ -71,14 +71,14 @@ public struct Relationship<Value: RelationshipValue> {
             if object._needsAccessCheck {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
             }
+            object._observeRead(object, wrappedKeyPath)
             let storage = object[keyPath: storageKeyPath].storage
             return Value._makeValue(object._resolve(storage) { fieldOffset(of: storageKeyPath, in: object) })
         }
         set {
-            object._setRelationship(
-                offset: fieldOffset(of: storageKeyPath, in: object),
-                to: newValue._relatedObjects
-            )
+            object._observeWrite(object, wrappedKeyPath) {
+                object._setRelationship(offset: fieldOffset(of: storageKeyPath, in: object), to: newValue._relatedObjects)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 // The machinery behind property reads and writes: faulting, change tracking
 // and the debug-time queue check. Used by `Attribute` and `Relationship`.
@@ -45,12 +46,13 @@ extension ManagedObject {
         guard let index = entity.indexByOffset[offset] else {
             preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }
-        _prepareForWriteAt(index: index)
+        _prepareForWriteAt(index: index, announce: false)
     }
 
     /// Prepares a write of property `index`: checks the object is usable,
     /// fires a fault and records the old value for change tracking.
-    final func _prepareForWriteAt(index: Int) {
+    /// `announce: false` when the caller notifies Observation itself.
+    final func _prepareForWriteAt(index: Int, announce: Bool = true) {
         guard let context = _contextRef else {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
@@ -59,7 +61,7 @@ extension ManagedObject {
         context._assertOnQueue(touching: self)
         #endif
         if _access.contains(.fault) { context._fulfillFault(self) }
-        context._recordWrite(of: self, property: index)
+        context._recordWrite(of: self, property: index, announce: announce)
     }
 
     final func _trapMissingValue(offset: Int) -> Never {
@@ -173,5 +175,44 @@ extension ManagedObject {
         }
         if value == .null { return NSNull() }
         return (try? entity.attributes[index].access.swiftValue(value)) ?? NSNull()
+    }
+}
+
+// Observation: reads register the property and a per-object "any change" key;
+// writes through a property notify that property; every other change (merges,
+// refreshes, rollback, inverse upkeep) notifies the object's "any change" key.
+extension ManagedObject {
+    /// The key every read registers, so changes not made through a property
+    /// setter reach observers too.
+    final var _anyChange: Int { 0 }
+
+    /// Registers a read of the property `keyPath` with Observation.
+    final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
+        if _access.contains(.prototype) { return }
+        let registrar: ObservationRegistrar
+        if let existing = _registrar {
+            registrar = existing
+        } else {
+            registrar = ObservationRegistrar()
+            _registrar = registrar
+        }
+        registrar.access(object, keyPath: keyPath)
+        registrar.access(self, keyPath: \ManagedObject._anyChange)
+    }
+
+    /// Performs a property write, telling Observation about it.
+    final func _observeWrite<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>, _ write: () -> Void) {
+        if let registrar = _registrar {
+            registrar.withMutation(of: object, keyPath: keyPath, write)
+        } else {
+            write()
+        }
+    }
+
+    /// Announces a change made outside the property setters.
+    final func _observationChanged() {
+        guard let registrar = _registrar else { return }
+        registrar.willSet(self, keyPath: \ManagedObject._anyChange)
+        registrar.didSet(self, keyPath: \ManagedObject._anyChange)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// The base class of every entity's objects.
 ///
@@ -23,7 +24,12 @@ import Foundation
 ///
 /// Equality is identity: one context holds at most one object per
 /// ``ManagedObjectID``.
-open class ManagedObject: Hashable, CustomStringConvertible {
+///
+/// Objects are `Observable`: reading a property inside
+/// `withObservationTracking` (or a SwiftUI view) registers it, and any later
+/// change of the object — by your code, a merge, a refresh, a rollback or
+/// inverse upkeep — notifies the observer.
+open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     final var _id: ManagedObjectID?
     /// The owning context. Cleared by the context when it unregisters the
     /// object or is deinitialized, so it never dangles.
@@ -34,6 +40,8 @@ open class ManagedObject: Hashable, CustomStringConvertible {
     final var _access: AccessState = []
     final var _lifecycle: LifecycleState = []
     final var _tracking: ObjectTracking?
+    /// Created on the first property read: objects never read carry none.
+    final var _registrar: ObservationRegistrar?
 
     /// Creates an object that belongs to no context yet. Prefer
     /// ``init(context:)``; an object created this way joins a context with
