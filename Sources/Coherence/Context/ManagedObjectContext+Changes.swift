@@ -191,25 +191,32 @@ extension ManagedObjectContext {
         for _ in 0..<100 {
             guard tracker.hasPendingNotification else { return }
             propagateDeletions()
-            let change = takePendingChange()
-            if !change.isEmpty { post(change) }
+            let (change, changedProperties) = takePendingChange()
+            if !change.isEmpty {
+                post(change)
+                objectObservers.dispatch(change, changedProperties: changedProperties)
+            }
         }
     }
 
     /// The announcement of everything since the last one; clears the record.
-    private func takePendingChange() -> ObjectsDidChange {
+    private func takePendingChange() -> (ObjectsDidChange, [ObjectIdentifier: Set<Int>]) {
         let inserted = tracker.pendingInserted
         let deleted = tracker.pendingDeleted
         var updated = Set<ManagedObject>()
+        var changedProperties: [ObjectIdentifier: Set<Int>] = [:]
         for object in tracker.pendingTouched {
             defer { object._tracking?.notifiedValues = [:] }
             guard !inserted.contains(object), !deleted.contains(object), !object.isDeleted,
                   object._contextRef === self, let entity = object._entity,
                   let tracking = object._tracking else { continue }
-            let differs = tracking.notifiedValues.contains { index, old in
-                object._currentStoreValue(at: index, entity: entity) != old
+            let changed = Set(tracking.notifiedValues.compactMap { index, old in
+                object._currentStoreValue(at: index, entity: entity) != old ? index : nil
+            })
+            if !changed.isEmpty {
+                updated.insert(object)
+                changedProperties[ObjectIdentifier(object)] = changed
             }
-            if differs { updated.insert(object) }
         }
         let change = ObjectsDidChange(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
@@ -221,6 +228,6 @@ extension ManagedObjectContext {
         tracker.pendingRefreshed = []
         tracker.pendingInvalidated = []
         tracker.pendingInvalidatedAll = []
-        return change
+        return (change, changedProperties)
     }
 }

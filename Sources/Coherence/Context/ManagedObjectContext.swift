@@ -67,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool
     let observers = ContextObservers()
+    let objectObservers = ObjectObservers()
 
     /// Creates a context; give it a coordinator before use.
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator: PersistentStoreCoordinator? = nil) {

@@ -45,21 +45,23 @@ final class ContextObservers: Sendable {
 /// A registration made with ``ManagedObjectContext/addObserver(for:using:)``.
 /// The observation ends when this token is released or cancelled.
 public final class ContextObservation: Sendable {
-    private let observers: ContextObservers
-    private let id: Int
+    private let remove: @Sendable () -> Void
 
-    init(observers: ContextObservers, id: Int) {
-        self.observers = observers
-        self.id = id
+    init(remove: @escaping @Sendable () -> Void) {
+        self.remove = remove
+    }
+
+    convenience init(observers: ContextObservers, id: Int) {
+        self.init(remove: { observers.remove(id) })
     }
 
     /// Ends the observation; the handler is not called again.
     public func cancel() {
-        observers.remove(id)
+        remove()
     }
 
     deinit {
-        observers.remove(id)
+        remove()
     }
 }
 

@@ -1,0 +1,62 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// Calls `handler` on this context's queue whenever `object` is announced
+    /// as updated, refreshed, deleted or invalidated — only when one of
+    /// `keyPaths` changed, if given. Other objects' changes cost this
+    /// observer nothing.
+    /// - Returns: a token; the observation ends when it is released or cancelled.
+    public func observe<Object: ManagedObject>(
+        _ object: Object, keyPaths: [PartialKeyPath<Object>]? = nil, handler: @escaping (ObjectChange) -> Void
+    ) -> ContextObservation {
+        let entity = object._entity ?? entity(for: Object.self)
+        let properties = keyPaths.map { Set($0.compactMap { entity.propertyIndex(for: $0) }) }
+        let id = objectObservers.add(object: object.objectID, properties: properties, handler: handler)
+        return ContextObservation(remove: { [objectObservers] in objectObservers.remove(id) })
+    }
+
+    /// Calls `handler` on this context's queue with the objects of `Entity`
+    /// that each didChangeObjects announces: inserted and updated (or
+    /// refreshed) ones that match `predicate`, and every deleted one.
+    /// Changes of other entities cost this observer nothing.
+    /// - Returns: a token; the observation ends when it is released or cancelled.
+    public func observe<Entity: ManagedObject>(
+        _ type: Entity.Type, matching predicate: Predicate<Entity>? = nil, handler: @escaping (EntityChange<Entity>) -> Void
+    ) -> ContextObservation {
+        let entity = entity(for: Entity.self)
+        let id = objectObservers.add(entity: entity) { inserted, updated, deleted in
+            func matching(_ objects: [ManagedObject]) -> [Entity] {
+                objects.compactMap { $0 as? Entity }.filter { object in
+                    guard let predicate else { return true }
+                    return (try? predicate.evaluate(object)) ?? false
+                }
+            }
+            let change = EntityChange(inserted: matching(inserted), updated: matching(updated),
+                                      deleted: deleted.compactMap { $0 as? Entity })
+            if !change.inserted.isEmpty || !change.updated.isEmpty || !change.deleted.isEmpty { handler(change) }
+        }
+        return ContextObservation(remove: { [objectObservers] in objectObservers.remove(id) })
+    }
+
+    /// ``observe(_:keyPaths:handler:)`` as an async sequence, by object ID.
+    public func changes<Object: ManagedObject>(
+        of objectID: ManagedObjectID, as type: Object.Type, keyPaths: [PartialKeyPath<Object>]? = nil
+    ) -> AsyncStream<ObjectChange> {
+        let (stream, continuation) = AsyncStream<ObjectChange>.makeStream()
+        let entity = entity(for: objectID.objectClass)
+        let properties = keyPaths.map { Set($0.compactMap { entity.propertyIndex(for: $0) }) }
+        let id = objectObservers.add(object: objectID, properties: properties) { continuation.yield($0) }
+        continuation.onTermination = { [objectObservers] _ in objectObservers.remove(id) }
+        return stream
+    }
+
+    /// ``observe(_:matching:handler:)`` as an async sequence of object IDs.
+    public func changes<Entity: ManagedObject>(
+        of type: Entity.Type, matching predicate: Predicate<Entity>? = nil
+    ) -> AsyncStream<ObjectIDChanges> {
+        let (stream, continuation) = AsyncStream<ObjectIDChanges>.makeStream()
+        let token = observe(type, matching: predicate) { continuation.yield($0.objectIDs) }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+}
