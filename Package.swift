@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .target(
@@ -30,7 +31,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CoherenceTests",
-            dependencies: ["Coherence", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Coherence",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/CoherenceTests",
             swiftSettings: strict
         ),

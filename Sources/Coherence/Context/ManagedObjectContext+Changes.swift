@@ -22,6 +22,7 @@ extension ManagedObjectContext {
         tracking.changedProperties.insert(index)
         tracker.pendingTouched.insert(object)
         tracker.changed.insert(object)
+        derivationTouched(object)
         if announce { object._observationChanged() }
     }
 
@@ -133,16 +134,18 @@ extension ManagedObjectContext {
         }
         object._lifecycle = .deleted
         tracker.deletionsToPropagate.append(object)
+        derivationTouched(object)
     }
 
     /// Applies pending delete rules without announcing anything: for scratch
     /// contexts (which post nothing) and for conflict resolution.
     func applyDeleteRules() {
         propagateDeletions()
+        applyDerivations()
     }
 
     /// Applies the delete rules of every object deleted since the last call.
-    private func propagateDeletions() {
+    func propagateDeletions() {
         while !tracker.deletionsToPropagate.isEmpty {
             let object = tracker.deletionsToPropagate.removeFirst()
             guard let entity = object._entity, object._contextRef === self else { continue }
@@ -189,8 +192,9 @@ extension ManagedObjectContext {
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
         for _ in 0..<100 {
-            guard tracker.hasPendingNotification else { return }
+            guard tracker.hasPendingNotification || hasPendingDerivations else { return }
             propagateDeletions()
+            applyDerivations()
             let (change, changedProperties) = takePendingChange()
             if !change.isEmpty {
                 post(change)

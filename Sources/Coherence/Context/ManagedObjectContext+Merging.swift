@@ -121,6 +121,8 @@ extension ManagedObjectContext {
                 if object.isFault {
                     object._snapshot = nil
                     tracker.pendingRefreshed.insert(object)
+                    derivationTouched(object)
+                    derivationStale(object)
                     object._observationChanged()
                 } else {
                     refresh(object, mergeChanges: true)

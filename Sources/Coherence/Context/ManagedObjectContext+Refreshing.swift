@@ -20,6 +20,8 @@ extension ManagedObjectContext {
         _assertOnQueue()
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
         let latest = try? source.latestSnapshot(for: object.objectID)
+        derivationTouched(object)
+        derivationStale(object)
         if object.isFault, let latest {
             // Nothing loaded to merge with: the next use loads the latest values.
             object._snapshot = latest
@@ -101,6 +103,7 @@ extension ManagedObjectContext {
             tracker.pendingTouched.remove(object)
         }
         for object in tracker.deleted {
+            derivationTouched(object) // its contribution is back
             object._lifecycle = []
             if tracker.pendingDeleted.remove(object) == nil {
                 tracker.pendingInserted.insert(object)
@@ -125,6 +128,10 @@ extension ManagedObjectContext {
         tracker.discarded = []
         tracker.changed = []
         tracker.deletionsToPropagate = []
+        // Committed values are consistent: take them as the recorded
+        // contributions instead of moving parents again.
+        for object in discarded { derivationForget(object) }
+        resyncDerivations()
         processPendingChanges()
         for object in discarded {
             invalidate(object, notify: true)
@@ -143,6 +150,7 @@ extension ManagedObjectContext {
         }
         registered.removeAll()
         tracker.removeAll()
+        derivations.removeAll()
         tracker.pendingInvalidatedAll = all
         processPendingChanges()
     }

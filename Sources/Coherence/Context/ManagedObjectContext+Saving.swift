@@ -71,6 +71,10 @@ extension ManagedObjectContext {
                 if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
                 do {
                     try resolve(error, policy: mergePolicy, resolution: &resolution)
+                    // Resolved values mix the store's and ours: recount parents.
+                    for object in error.conflicts.compactMap({ registered[$0.objectID] }) { derivationStale(object) }
+                    resyncDerivations()
+                    applyDerivations()
                     try validateForSave()
                 } catch {
                     checkpoint?.restore(self)
@@ -141,6 +145,7 @@ extension ManagedObjectContext {
     /// Applies a child's save to this context's objects, all or nothing.
     func acceptChildSave(_ request: StoreSaveRequest) throws {
         let request = translated(request)
+        applyDerivations() // this context's own changes first
         // Check first: every updated or deleted object must exist here.
         for id in request.updated.map(\.objectID) + request.deleted.map(\.objectID) {
             if let object = registered[id] {
@@ -173,6 +178,9 @@ extension ManagedObjectContext {
             if object.isFault { _fulfillFault(object) }
             markDeleted(object)
         }
+        // The child kept derived values current; take its result as is.
+        propagateDeletions()
+        resyncDerivations()
         processPendingChanges()
     }
 
@@ -234,6 +242,7 @@ extension ManagedObjectContext {
     /// their destinations' can, since inverses are always kept).
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject]) {
         guard !mapping.isEmpty else { return }
+        derivations.remap(mapping)
         var affected = Set<ManagedObject>()
         for object in objects {
             guard let entity = object._entity else { continue }

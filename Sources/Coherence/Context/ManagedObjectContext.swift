@@ -63,6 +63,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // State confined to the queue.
     var registered = IdentityMap()
     var tracker = ChangeTracker()
+    var derivations = DerivationState()
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool
@@ -352,6 +353,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._access.remove(.fault)
         registered.retain(object)
         object._apply(values: snapshot.values, entity: entity)
+        derivationLoaded(object)
         object.awakeFromFetch()
     }
 
@@ -364,6 +366,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Takes an object out of the context for good: it keeps its last values
     /// but belongs to no context any more.
     func invalidate(_ object: ManagedObject, notify: Bool) {
+        derivationForget(object)
         registered[object.objectID] = nil
         registered.release(object)
         if notify { object.willTurnIntoFault() }
@@ -385,6 +388,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         precondition(object._contextRef == nil, "Coherence: \(object) belongs to another context")
         precondition(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
         register(inserted: object, entity: entity(for: type(of: object)))
+        derivationTouched(object)
         object.awakeFromInsert()
     }
 

@@ -69,6 +69,7 @@ struct ParentSource: ObjectSource {
 extension ManagedObjectContext {
     /// A snapshot of one object as this context holds it, for a child.
     func childSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        applyDerivations()
         let objectID = tracker.translated(objectID)
         if let object = registered[objectID] {
             if object.isDeleted { return nil }
@@ -82,6 +83,7 @@ extension ManagedObjectContext {
     /// Every object of an entity as this context holds it, for a child:
     /// committed ones with this context's changes, insertions, no deletions.
     func childSnapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        applyDerivations()
         var result: [Snapshot] = []
         for snapshot in try source.snapshots(of: entity) {
             guard let object = registered[snapshot.objectID] else {

@@ -11,13 +11,17 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The initial value of new objects in store form, or `nil` for a required
     /// attribute declared without one.
     public let defaultValue: StoreValue?
+    /// Whether the value is derived (``Derived``) rather than set.
+    public let isDerived: Bool
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
     /// The Swift type of the property.
     var valueType: Any.Type { access.valueType }
 
-    init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?, access: any AttributeAccess) {
+    init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
+         access: any AttributeAccess, isDerived: Bool = false) {
+        self.isDerived = isDerived
         self.name = name
         self.index = index
         self.attributeType = attributeType

@@ -22,8 +22,17 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     private nonisolated(unsafe) let prototype: ManagedObject
     private let keyPathIndexes = Mutex<[SendableKeyPath: Int?]>([:])
 
+    /// The ``Derived`` properties of this entity.
+    let derivations: [DerivationDescription]
+    /// Derivations of other entities that this entity's objects feed (as
+    /// children of an aggregate, or as the source of a copy).
+    let dependentDerivations: [DerivationDescription]
+
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
-         relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject) {
+         relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject,
+         derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = []) {
+        self.derivations = derivations
+        self.dependentDerivations = dependentDerivations
         self.prototype = prototype
         self.name = name
         self.managedObjectClass = managedObjectClass

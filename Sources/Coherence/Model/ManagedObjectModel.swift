@@ -16,6 +16,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entities by name.
     public let entitiesByName: [String: EntityDescription]
     let entitiesByClass: [ObjectIdentifier: EntityDescription]
+    /// Every ``Derived`` property of the model.
+    let derivations: [DerivationDescription]
 
     /// Builds and validates a model from `ManagedObject` subclasses.
     /// - Throws: ``ModelError``.
@@ -28,10 +30,21 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             byName[declaration.name] = declaration
             byClass[ObjectIdentifier(declaration.type)] = declaration
         }
+        // Derived properties: resolved first, each entity gets its own and
+        // those its objects feed.
+        var derivations: [DerivationDescription] = []
+        for declaration in declarations {
+            for derived in declaration.derived {
+                derivations.append(try declaration.resolveDerivation(derived, id: derivations.count, in: byName))
+            }
+        }
         var built: [EntityDescription] = []
         for declaration in declarations {
-            built.append(try declaration.resolve(in: byClass))
+            built.append(try declaration.resolve(
+                in: byClass, derivations: derivations.filter { $0.parentEntityName == declaration.name },
+                dependentDerivations: derivations.filter { $0.childEntityName == declaration.name }))
         }
+        self.derivations = derivations
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
@@ -55,6 +68,8 @@ private struct EntityDeclaration {
     let attributes: [AttributeDescription]
     let relationships: [DeclaredRelationship]
     let offsets: [Int]
+    /// Derived properties: their attribute index and declaration.
+    let derived: [(index: Int, declaration: DerivationDeclaration)]
 
     init(_ type: ManagedObject.Type) throws(ModelError) {
         self.type = type
@@ -65,9 +80,16 @@ private struct EntityDeclaration {
         var attributes: [AttributeDescription] = []
         var relationships: [DeclaredRelationship] = []
         var attributeOffsets: [Int] = []
+        var derived: [(index: Int, declaration: DerivationDeclaration)] = []
         for field in reflectFields(of: type) where field.name.hasPrefix("_") {
             let propertyName = String(field.name.dropFirst())
-            if let wrapper = field.type as? any AttributeWrapper.Type {
+            if let wrapper = field.type as? any DerivedWrapper.Type {
+                let (attribute, declaration) = try wrapper.describe(
+                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype)
+                derived.append((attributes.count, declaration))
+                attributes.append(attribute)
+                attributeOffsets.append(field.offset)
+            } else if let wrapper = field.type as? any AttributeWrapper.Type {
                 attributes.append(try wrapper.describe(
                     name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype))
                 attributeOffsets.append(field.offset)
@@ -77,7 +99,51 @@ private struct EntityDeclaration {
         }
         self.attributes = attributes
         self.relationships = relationships
+        self.derived = derived
         offsets = attributeOffsets + relationships.map(\.offset)
+    }
+
+    /// The offset of the attribute that `keyPath` reads, as an index.
+    func attributeIndex(readBy keyPath: AnyKeyPath) -> Int? {
+        guard let offset = prototype._recordedOffset(reading: keyPath) else { return nil }
+        return offsets.prefix(attributes.count).firstIndex(of: offset)
+    }
+
+    func resolveDerivation(_ derived: (index: Int, declaration: DerivationDeclaration), id: Int,
+                           in declarations: [String: EntityDeclaration]) throws(ModelError) -> DerivationDescription {
+        let property = attributes[derived.index].name
+        let declaration = derived.declaration
+        func fail(_ reason: String) -> ModelError { .invalidDerivation(entity: name, property: property, reason: reason) }
+        guard let relationshipName = relationshipName(readBy: declaration.relationship),
+              let position = relationships.firstIndex(where: { $0.name == relationshipName }) else {
+            throw fail("it does not follow a relationship of \(name)")
+        }
+        let relationship = relationships[position]
+        guard let child = declarations.values.first(where: { $0.type == relationship.destinationType }) else {
+            throw .destinationNotInModel(entity: name, property: relationship.name, destination: relationship.destinationType.entityName)
+        }
+        let inverseName = try inverseName(of: relationship, destination: child)
+        guard let inversePosition = child.relationships.firstIndex(where: { $0.name == inverseName }) else {
+            throw fail("\(child.name).\(inverseName) is not a relationship")
+        }
+        if declaration.kind == .copy {
+            guard !relationship.isToMany else { throw fail("a copied value needs a to-one relationship") }
+        } else {
+            guard relationship.isToMany, !child.relationships[inversePosition].isToMany else {
+                throw fail("an aggregate needs a to-many relationship whose inverse is to-one")
+            }
+        }
+        var childAttribute: Int?
+        if let attributeKeyPath = declaration.attribute {
+            guard let index = child.attributeIndex(readBy: attributeKeyPath) else {
+                throw fail("it does not read an attribute of \(child.name)")
+            }
+            childAttribute = index
+        }
+        return DerivationDescription(
+            id: id, kind: declaration.kind, parentEntityName: name, propertyIndex: derived.index, propertyName: property,
+            relationshipIndex: attributes.count + position, inverseIndex: child.attributes.count + inversePosition,
+            childEntityName: child.name, childAttributeIndex: childAttribute, declaration: declaration)
     }
 
     /// The name of the relationship that `keyPath` reads on this entity, if any.
@@ -86,7 +152,8 @@ private struct EntityDeclaration {
         return relationships.first { $0.offset == offset }?.name
     }
 
-    func resolve(in declarations: [ObjectIdentifier: EntityDeclaration]) throws(ModelError) -> EntityDescription {
+    func resolve(in declarations: [ObjectIdentifier: EntityDeclaration], derivations: [DerivationDescription],
+                 dependentDerivations: [DerivationDescription]) throws(ModelError) -> EntityDescription {
         var resolved: [RelationshipDescription] = []
         for (position, relationship) in relationships.enumerated() {
             guard let destination = declarations[ObjectIdentifier(relationship.destinationType)] else {
@@ -111,11 +178,12 @@ private struct EntityDeclaration {
                 deleteRule: relationship.deleteRule, access: relationship.access))
         }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
-                                 relationships: resolved, offsets: offsets, prototype: prototype)
+                                 relationships: resolved, offsets: offsets, prototype: prototype,
+                                 derivations: derivations, dependentDerivations: dependentDerivations)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).
-    private func inverseName(of relationship: DeclaredRelationship, destination: EntityDeclaration) throws(ModelError) -> String {
+    func inverseName(of relationship: DeclaredRelationship, destination: EntityDeclaration) throws(ModelError) -> String {
         var declaredHere: String?
         if let keyPath = relationship.inverse {
             guard let name = destination.relationshipName(readBy: keyPath) else {

@@ -12,6 +12,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingInverse(entity: String, property: String)
     /// The declared inverse does not lead back to this relationship.
     case mismatchedInverse(entity: String, property: String, reason: String)
+    /// A ``Derived`` property follows something it cannot derive from.
+    case invalidDerivation(entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): the relationship has no inverse; declare it with @Relationship(inverse:) on one side"
         case .mismatchedInverse(let entity, let property, let reason):
             "\(entity).\(property): the inverse does not match: \(reason)"
+        case .invalidDerivation(let entity, let property, let reason):
+            "\(entity).\(property): cannot derive the value: \(reason)"
         }
     }
 }

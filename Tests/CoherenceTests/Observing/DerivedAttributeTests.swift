@@ -1,0 +1,185 @@
+import Coherence
+import Foundation
+import Testing
+
+@Suite("Derived attributes")
+struct DerivedAttributeTests {
+    @Test(arguments: StoreKind.allCases) func countsFollowEveryChangeBeforeAnySave(store: StoreKind) throws {
+        let context = try DerivedStack.context(store)
+        let log = context.performAndWait { ChangeLog(context) }
+        try context.performAndWait { () throws in
+            let first = Feed(context: context)
+            let second = Feed(context: context)
+            let entries = (0..<4).map { index in
+                let entry = Entry(context: context)
+                entry.words = (index + 1) * 10
+                entry.feed = first
+                return entry
+            }
+            context.processPendingChanges()
+            #expect(first.unreadCount == 4 && first.entryCount == 4 && first.totalWords == 100)
+            try context.save()
+            log.clear()
+
+            entries[0].read = true
+            context.processPendingChanges()
+            #expect(first.unreadCount == 3, "marking an entry read updates the count before any save")
+            #expect(log.last?.updated.contains(first) == true, "the parent is reported as updated")
+            #expect(second.unreadCount == 0)
+
+            entries[1].feed = second
+            context.processPendingChanges()
+            #expect(first.unreadCount == 2 && second.unreadCount == 1, "moving a child moves its contribution")
+            #expect(first.totalWords == 80 && second.totalWords == 20)
+
+            try context.delete(entries[2])
+            let fresh = Entry(context: context)
+            fresh.feed = second
+            context.processPendingChanges()
+            #expect(first.unreadCount == 1 && second.unreadCount == 2)
+            for feed in [first, second] { #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed)) }
+
+            try context.save()
+            context.rollback()
+            #expect(first.unreadCount == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func minMaxAverageSumAndCopies(store: StoreKind) throws {
+        let context = try DerivedStack.context(store)
+        try context.performAndWait { () throws in
+            let publisher = Publisher(context: context)
+            publisher.name = "objc.io"
+            let feed = Feed(context: context)
+            feed.publisher = publisher
+            var entries: [Entry] = []
+            for (words, day) in [(30, 3.0), (10, 1.0), (20, 2.0)] {
+                let entry = Entry(context: context)
+                entry.words = words
+                entry.score = Double(words) / 10
+                entry.published = Date(timeIntervalSince1970: day * 86_400)
+                entry.feed = feed
+                entries.append(entry)
+            }
+            context.processPendingChanges()
+            #expect(feed.shortest == 10 && feed.latest == Date(timeIntervalSince1970: 3 * 86_400))
+            #expect(feed.averageWords == 20 && feed.unreadScore == 6)
+            #expect(feed.publisherName == "objc.io")
+            try context.save()
+
+            try context.delete(entries[1]) // the shortest
+            entries[0].read = true
+            publisher.name = "swift.org"
+            context.processPendingChanges()
+            #expect(feed.shortest == 20, "removing the minimum finds the next one")
+            #expect(feed.averageWords == 25)
+            #expect(feed.unreadScore == 2)
+            #expect(feed.publisherName == "swift.org", "copies follow the source")
+            feed.publisher = nil
+            context.processPendingChanges()
+            #expect(feed.publisherName == nil)
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))
+        }
+    }
+
+    @Test func derivedValuesAreStoredAndQueryable() throws {
+        let context = try DerivedStack.context(.sqlite)
+        try context.performAndWait { () throws in
+            for unread in [0, 2, 5] {
+                let feed = Feed(context: context)
+                feed.title = "\(unread) unread"
+                for _ in 0..<unread { Entry(context: context).feed = feed }
+            }
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        try reader.performAndWait { () throws in
+            let busy = try reader.fetch(FetchRequest<Feed>(predicate: #Predicate { $0.unreadCount > 1 },
+                                                            sortBy: [SortDescriptor(\.unreadCount, order: .reverse)]))
+            #expect(busy.map(\.title) == ["5 unread", "2 unread"], "filtered and sorted in SQL on the stored value")
+        }
+    }
+
+    @Test func oneChangedChildDoesNotLoadItsSiblings() throws {
+        let context = try DerivedStack.context(.sqlite)
+        let id = try context.performAndWait {
+            let feed = Feed(context: context)
+            for _ in 0..<200 { Entry(context: context).feed = feed }
+            try context.save()
+            return feed.objectID
+        }
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        try reader.performAndWait { () throws in
+            var request = FetchRequest<Entry>()
+            request.fetchLimit = 1
+            let entry = try #require(try reader.fetch(request).first)
+            _ = entry.read
+            let before = store.queryCount
+            entry.read = true
+            reader.processPendingChanges()
+            #expect(store.queryCount - before <= 1, "at most the feed's own row is read")
+            let feed = try #require(reader.registeredObject(for: id) as? Feed)
+            #expect(feed.unreadCount == 199)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func mergesAndNestedContextsKeepValuesRight(store: StoreKind) throws {
+        let context = try DerivedStack.context(store)
+        let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        let feed = try context.performAndWait {
+            let feed = Feed(context: context)
+            for _ in 0..<3 { Entry(context: context).feed = feed }
+            try context.save()
+            return feed
+        }
+        let id = context.performAndWait { feed.objectID }
+        let saved = NotificationBox()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: other, queue: nil) { saved.store($0) }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try other.performAndWait {
+            let copy = try other.existingObject(with: id) as! Feed
+            copy.entries.first?.read = true
+            try other.save()
+        }
+        let note = try #require(saved.last)
+        try context.performAndWait { () throws in
+            // A local unsaved change on top of the merge.
+            Entry(context: context).feed = feed
+            context.mergeChanges(fromContextDidSave: note)
+            context.processPendingChanges()
+            #expect(feed.unreadCount == 3, "3 saved, 1 read elsewhere, 1 new here")
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))
+            try context.save()
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: context)
+        try child.performAndWait {
+            let copy = try child.existingObject(with: id) as! Feed
+            copy.entries.forEach { $0.read = true }
+            child.processPendingChanges()
+            #expect(copy.unreadCount == 0)
+            try child.save()
+        }
+        context.performAndWait {
+            #expect(feed.unreadCount == 0, "the parent context takes the child's result")
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))
+        }
+    }
+
+    @Test func anAggregateNeedsChildrenWithOneParent() {
+        #expect(throws: ModelError.invalidDerivation(
+            entity: "TaggedPost", property: "tagCount", reason: "an aggregate needs a to-many relationship whose inverse is to-one")) {
+            try ManagedObjectModel(entities: [TaggedPost.self, PostTag.self])
+        }
+    }
+}
+
+/// Counts over a many-to-many relationship: a tag has several posts.
+final class TaggedPost: ManagedObject {
+    @Relationship(inverse: \PostTag.posts) var tags: Set<PostTag>
+    @Derived(count: \TaggedPost.tags) var tagCount: Int
+}
+
+final class PostTag: ManagedObject {
+    @Relationship var posts: Set<TaggedPost>
+}
