@@ -12,6 +12,8 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownProperty(entity: String, property: String)
     /// The value has the wrong type for the property.
     case typeMismatch(entity: String, property: String, expected: String)
+    /// The property is ``Derived``: Coherence computes it.
+    case readOnlyProperty(entity: String, property: String)
     /// The ID's entity is not part of this context's model.
     case entityNotInModel(String)
     /// The context has no persistent store coordinator.
@@ -31,6 +33,8 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity) has no property named \(property)"
         case .typeMismatch(let entity, let property, let expected):
             "\(entity).\(property) expects a value of type \(expected)"
+        case .readOnlyProperty(let entity, let property):
+            "\(entity).\(property) is derived; Coherence keeps it current"
         case .entityNotInModel(let name):
             "the entity \(name) is not part of the context's model"
         case .noCoordinator:

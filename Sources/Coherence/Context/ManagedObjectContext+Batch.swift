@@ -50,6 +50,7 @@ extension ManagedObjectContext {
             guard let attribute = entity.attribute(named: name) else {
                 throw ContextError.unknownProperty(entity: entity.name, property: name)
             }
+            guard !attribute.isDerived else { throw ContextError.readOnlyProperty(entity: entity.name, property: name) }
             guard let stored = try attribute.access.storeValue(forSwiftValue: value) else {
                 throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(attribute.valueType)")
             }
@@ -118,6 +119,7 @@ extension ManagedObjectContext {
                 }
                 row[index] = .objectID(id)
             } else {
+                guard !entity.attributes[index].isDerived else { throw ContextError.readOnlyProperty(entity: entity.name, property: name) }
                 guard let stored = try entity.attributes[index].access.storeValue(forSwiftValue: value) else {
                     throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(entity.attributes[index].valueType)")
                 }

@@ -186,6 +186,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
             return
         }
         let attribute = entity.attributes[index]
+        guard !attribute.isDerived else { throw .readOnlyProperty(entity: entity.name, property: key) }
         _prepareForWriteAt(index: index)
         guard attribute.access.setSwiftValue(value is NSNull ? nil : value, of: self) else {
             throw .typeMismatch(entity: entity.name, property: key, expected: "\(attribute.attributeType)")

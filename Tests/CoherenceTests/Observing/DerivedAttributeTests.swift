@@ -183,3 +183,93 @@ final class TaggedPost: ManagedObject {
 final class PostTag: ManagedObject {
     @Relationship var posts: Set<TaggedPost>
 }
+
+@Suite("Derived attributes and batch requests")
+struct DerivedBatchTests {
+    @Test(arguments: StoreKind.allCases) func batchRequestsKeepStoredDerivedValuesRight(store: StoreKind) throws {
+        let context = try DerivedStack.context(store)
+        let log = context.performAndWait { ChangeLog(context) }
+        try context.performAndWait { () throws in
+            let publisher = Publisher(context: context)
+            publisher.name = "before"
+            let feed = Feed(context: context)
+            feed.publisher = publisher
+            for words in [5, 15, 25] {
+                let entry = Entry(context: context)
+                entry.words = words
+                entry.feed = feed
+            }
+            try context.save()
+            log.clear()
+
+            let updated = try context.execute(BatchUpdateRequest<Entry>(predicate: #Predicate { $0.words > 10 }, propertiesToUpdate: ["read": true]))
+            #expect(updated.changes.updated.contains(feed.objectID), "the feed's stored count changed too")
+            ManagedObjectContext.mergeChanges(fromRemoteContextSave: updated.changes, into: [context])
+            #expect(feed.unreadCount == 1)
+
+            let inserted = try context.execute(BatchInsertRequest<Entry>(objects: [["words": 1, "feed": feed.objectID]]))
+            ManagedObjectContext.mergeChanges(fromRemoteContextSave: inserted.changes, into: [context])
+            #expect(feed.unreadCount == 2 && feed.entryCount == 4 && feed.shortest == 1)
+
+            let deleted = try context.execute(BatchDeleteRequest<Entry>(predicate: #Predicate { $0.words < 10 }))
+            ManagedObjectContext.mergeChanges(fromRemoteContextSave: deleted.changes, into: [context])
+            #expect(feed.unreadCount == 0 && feed.entryCount == 2 && feed.totalWords == 40)
+
+            let renamed = try context.execute(BatchUpdateRequest<Publisher>(propertiesToUpdate: ["name": "after"]))
+            ManagedObjectContext.mergeChanges(fromRemoteContextSave: renamed.changes, into: [context])
+            #expect(feed.publisherName == "after", "copies follow batch updates of their source")
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))
+
+            #expect(throws: ContextError.readOnlyProperty(entity: "Feed", property: "unreadCount")) {
+                try context.execute(BatchUpdateRequest<Feed>(propertiesToUpdate: ["unreadCount": 3]))
+            }
+            #expect(throws: ContextError.readOnlyProperty(entity: "Feed", property: "unreadCount")) {
+                try feed.setValue(3, forKey: "unreadCount")
+            }
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        try reader.performAndWait {
+            let feed = try #require(try reader.fetch(FetchRequest<Feed>()).first)
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed), "the stored values agree")
+        }
+    }
+
+    @Test func migrationComputesANewDerivedAttribute() throws {
+        let url = TestFiles.newURL("derived.sqlite")
+        do {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [ShelfV1.self, Book.self]))
+            try coordinator.addPersistentStore(.sqlite(url))
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            try context.performAndWait {
+                let shelf = ShelfV1(context: context)
+                for _ in 0..<3 { Book(context: context).shelf = shelf }
+                try context.save()
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [ShelfV2.self, BookV2.self]))
+        try coordinator.addPersistentStore(.sqlite(url))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let count = try context.performAndWait { try context.fetch(FetchRequest<ShelfV2>()).first?.bookCount }
+        #expect(count == 3)
+    }
+}
+
+final class ShelfV1: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Relationship(inverse: \Book.shelf) var books: Set<Book>
+}
+
+final class Book: ManagedObject {
+    @Relationship var shelf: ShelfV1?
+}
+
+final class ShelfV2: ManagedObject {
+    override class var entityName: String { "Shelf" }
+    @Relationship(inverse: \BookV2.shelf) var books: Set<BookV2>
+    @Derived(count: \ShelfV2.books) var bookCount: Int
+}
+
+final class BookV2: ManagedObject {
+    override class var entityName: String { "Book" }
+    @Relationship var shelf: ShelfV2?
+}

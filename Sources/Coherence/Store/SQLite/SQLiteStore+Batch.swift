@@ -21,6 +21,11 @@ extension SQLiteStore {
                         }
                     }
                 }
+                let keys = ids.map(\.key)
+                let parents = try derivedParents(
+                    of: entity, where: " WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
+                    arguments: StatementArguments(keys), in: db)
+                destinations.formUnion(try recomputeDerived(parents, in: db))
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
             }
         case .update(let entity, let predicate, let variable, let values):
@@ -32,9 +37,11 @@ extension SQLiteStore {
             let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
             let allArguments = StatementArguments(values.keys.sorted().map { values[$0]!.databaseValue }) + arguments
             return try write { db in
+                let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
                 let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
                 let ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) }
-                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids)))
+                let derived = try recomputeDerived(parentsBefore, in: db)
+                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
             }
         case .delete(let entity, let predicate, let variable):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
@@ -42,7 +49,9 @@ extension SQLiteStore {
                 let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(SQLiteSchema.table(entity)) AS t0\(condition)",
                                               arguments: arguments)
                 var changes = ObjectIDChanges()
-                try deleteRows(keys, of: entity, changes: &changes, in: db)
+                var parents: [Int: Set<Int64>] = [:]
+                try deleteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
+                changes.updated.formUnion(try recomputeDerived(parents, in: db))
                 changes.updated.subtract(changes.deleted)
                 return StoreBatchResult(affected: keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) },
                                         changes: changes)
@@ -76,7 +85,8 @@ extension SQLiteStore {
     /// Deletes rows and applies their delete rules in SQL: cascade deletes
     /// destinations, nullify clears the inverse column or join rows, deny
     /// throws if a destination remains.
-    private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges, in db: Database) throws {
+    private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
+                            parents: inout [Int: Set<Int64>], in db: Database) throws {
         let fresh = keys.filter { !changes.deleted.contains(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0)) }
         guard !fresh.isEmpty else { return }
         for key in fresh { changes.deleted.insert(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)) }
@@ -84,6 +94,10 @@ extension SQLiteStore {
         for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             let arguments = StatementArguments(chunk)
+            // Derived values these rows fed, to recompute once they are gone.
+            for (id, keys) in try derivedParents(of: entity, where: " WHERE t0.\(pk) IN (\(placeholders))", arguments: arguments, in: db) {
+                parents[id, default: []].formUnion(keys)
+            }
             for relationship in entity.relationships {
                 guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
                 let destinationKeys = try destinationKeys(of: relationship, owner: entity, ownerKeys: placeholders, arguments: arguments, in: db)
@@ -94,7 +108,7 @@ extension SQLiteStore {
                         throw ValidationError.deleteDenied(entity: entity.name, property: relationship.name)
                     }
                 case .cascade:
-                    try deleteRows(destinationKeys, of: destination, changes: &changes, in: db)
+                    try deleteRows(destinationKeys, of: destination, changes: &changes, parents: &parents, in: db)
                 case .nullify:
                     if !relationship.inverseIsToMany {
                         try db.execute(sql: "UPDATE \(SQLiteSchema.table(destination)) SET \(SQLiteSchema.quote(relationship.inverseName)) = NULL, \(SQLiteSchema.quote(SQLiteSchema.version)) = \(SQLiteSchema.quote(SQLiteSchema.version)) + 1 WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",

@@ -35,10 +35,13 @@ public final class SQLiteStore: PersistentStore {
             configuration.busyMode = .timeout(10)
             configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
             pool = try DatabasePool(path: url.path, configuration: configuration)
+            var migrated = false
             identifier = try pool.write { db in
                 if let (identifier, old) = stored {
-                    try SQLiteMigration(from: old, to: model).apply(in: db)
+                    let migration = try SQLiteMigration(from: old, to: model)
+                    try migration.apply(in: db)
                     try Self.writeModel(model, in: db)
+                    migrated = !migration.isEmpty
                     return identifier
                 }
                 // Another process may have created the store since `inspect`.
@@ -52,6 +55,8 @@ public final class SQLiteStore: PersistentStore {
                 try Self.writeModel(model, in: db)
                 return identifier
             }
+            // Derived columns added or changed by the migration start right.
+            if migrated { try pool.write { db in try recomputeAllDerived(in: db) } }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
