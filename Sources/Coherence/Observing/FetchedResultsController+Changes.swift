@@ -1,0 +1,220 @@
+import Foundation
+import Synchronization
+
+// Turning one didChangeObjects into the controller's precise changes.
+extension FetchedResultsController {
+    /// One object the notification may move.
+    private struct Candidate {
+        let object: Result
+        let oldKey: SortKey?
+        let oldIndex: Int?
+        var newKey: SortKey?
+        var oldNeighbors: (ObjectIdentifier?, ObjectIdentifier?) = (nil, nil)
+    }
+
+    func process(_ change: ObjectsDidChange) {
+        guard entries != nil else { return }
+        let context = managedObjectContext
+        let entity = context.entity(for: Result.self)
+
+        // 1. The objects that may have entered, left, moved or changed.
+        var found: [ObjectIdentifier: Result] = [:]
+        func consider(_ object: ManagedObject) {
+            if let result = object as? Result, result._entity === entity { found[ObjectIdentifier(result)] = result }
+        }
+        for object in change.inserted { consider(object) }
+        for object in change.updated { consider(object) }
+        for object in change.refreshed { consider(object) }
+        for object in change.deleted { consider(object) }
+        for object in change.invalidated.union(change.invalidatedAll) { consider(object) }
+        if !dependents.isEmpty {
+            for object in change.updated.union(change.refreshed) {
+                for dependent in dependents[object.objectID] ?? [] {
+                    if let result = tracked[dependent] { found[dependent] = result }
+                }
+            }
+        }
+        guard !found.isEmpty else { return }
+
+        // 2. Where each was, and where it belongs now.
+        var candidates: [Candidate] = found.values.map { object in
+            let oldKey = keys[ObjectIdentifier(object)]
+            return Candidate(object: object, oldKey: oldKey, oldIndex: oldKey.flatMap { position(of: $0, object: object) })
+        }
+        for index in candidates.indices {
+            let object = candidates[index].object
+            let matches = object._contextRef === context && !object.isDeleted
+                && ((try? fetchRequest.predicate?.evaluate(object)) ?? true)
+            candidates[index].newKey = matches ? key(for: object) : nil
+            if let oldIndex = candidates[index].oldIndex {
+                candidates[index].oldNeighbors = neighbors(of: oldIndex, skipping: found)
+            }
+        }
+        let oldSections = sectionRanges.map(\.name)
+        let oldIndexPaths = Dictionary(uniqueKeysWithValues: candidates.compactMap { candidate in
+            candidate.oldIndex.map { (ObjectIdentifier(candidate.object), indexPath(at: $0)) }
+        })
+
+        // 3. Move them: out of their old places, into their new ones.
+        for candidate in candidates.filter({ $0.oldIndex != nil }).sorted(by: { $0.oldIndex! > $1.oldIndex! }) {
+            removeEntry(at: candidate.oldIndex!)
+            keys[ObjectIdentifier(candidate.object)] = nil
+            tracked[ObjectIdentifier(candidate.object)] = nil
+            untrack(candidate.object)
+        }
+        for candidate in candidates {
+            guard let newKey = candidate.newKey else { continue }
+            insertEntry((candidate.object, newKey), at: insertionIndex(for: newKey))
+            keys[ObjectIdentifier(candidate.object)] = newKey
+            tracked[ObjectIdentifier(candidate.object)] = candidate.object
+            track(candidate.object)
+        }
+
+        // 4. Classify: a remaining object moved if its unchanged neighbours
+        // (or its order among changed objects between the same neighbours)
+        // differ; otherwise, if it changed, it is updated in place.
+        var changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
+        var stayers: [(candidate: Candidate, newIndex: Int)] = []
+        for candidate in candidates {
+            let newIndex = candidate.newKey.flatMap { position(of: $0, object: candidate.object) }
+            let old = oldIndexPaths[ObjectIdentifier(candidate.object)]
+            switch (old, newIndex) {
+            case (nil, nil): continue
+            case (let old?, nil): changes.append((candidate.object, .delete, old, nil))
+            case (nil, let newIndex?): changes.append((candidate.object, .insert, nil, indexPath(at: newIndex)))
+            case (let old?, let newIndex?):
+                if neighbors(of: newIndex, skipping: found) != candidate.oldNeighbors || changedSection(candidate) {
+                    changes.append((candidate.object, .move, old, indexPath(at: newIndex)))
+                } else {
+                    stayers.append((candidate, newIndex))
+                }
+            }
+        }
+        // Objects sharing a gap between the same neighbours must keep their order.
+        let groups = Dictionary(grouping: stayers) { "\(String(describing: $0.candidate.oldNeighbors.0))|\(String(describing: $0.candidate.oldNeighbors.1))" }
+        for group in groups.values {
+            let oldOrder = group.sorted { $0.candidate.oldIndex! < $1.candidate.oldIndex! }.map { ObjectIdentifier($0.candidate.object) }
+            let newOrder = group.sorted { $0.newIndex < $1.newIndex }.map { ObjectIdentifier($0.candidate.object) }
+            for stayer in group {
+                let old = oldIndexPaths[ObjectIdentifier(stayer.candidate.object)]!
+                if oldOrder != newOrder {
+                    changes.append((stayer.candidate.object, .move, old, indexPath(at: stayer.newIndex)))
+                } else {
+                    changes.append((stayer.candidate.object, .update, old, indexPath(at: stayer.newIndex)))
+                }
+            }
+        }
+
+        // 5. Sections that appeared or emptied.
+        let newSections = sectionRanges.map(\.name)
+        var sectionChanges: [(name: String, type: FetchedResultsChangeType, index: Int)] = []
+        for (index, name) in oldSections.enumerated() where !newSections.contains(name) { sectionChanges.append((name, .delete, index)) }
+        for (index, name) in newSections.enumerated() where !oldSections.contains(name) { sectionChanges.append((name, .insert, index)) }
+
+        report(sectionChanges: sectionChanges, changes: changes)
+    }
+
+    /// Whether a remaining candidate's section changed (it then always moves).
+    private func changedSection(_ candidate: Candidate) -> Bool {
+        candidate.oldKey?.section != candidate.newKey?.section
+    }
+
+    /// The nearest objects before and after `index` that are not candidates.
+    private func neighbors(of index: Int, skipping candidates: [ObjectIdentifier: Result]) -> (ObjectIdentifier?, ObjectIdentifier?) {
+        guard let entries else { return (nil, nil) }
+        var before = index - 1
+        while before >= 0, candidates[ObjectIdentifier(entries[before].object)] != nil { before -= 1 }
+        var after = index + 1
+        while after < entries.count, candidates[ObjectIdentifier(entries[after].object)] != nil { after += 1 }
+        return (before >= 0 ? ObjectIdentifier(entries[before].object) : nil,
+                after < entries.count ? ObjectIdentifier(entries[after].object) : nil)
+    }
+
+    /// Removes one entry, keeping section ranges in step. **O(sections)** plus the array move.
+    private func removeEntry(at index: Int) {
+        entries!.remove(at: index)
+        guard let section = sectionRanges.firstIndex(where: { index < $0.start + $0.count }) else { return }
+        sectionRanges[section].count -= 1
+        for later in (section + 1)..<sectionRanges.count { sectionRanges[later].start -= 1 }
+        if sectionRanges[section].count == 0, sectionNameKeyPath != nil { sectionRanges.remove(at: section) }
+    }
+
+    /// Inserts one entry, keeping section ranges in step. **O(sections)** plus the array move.
+    private func insertEntry(_ entry: (object: Result, key: SortKey), at index: Int) {
+        entries!.insert(entry, at: index)
+        let name = entry.key.section
+        if let section = sectionRanges.firstIndex(where: { $0.name == name }) {
+            sectionRanges[section].count += 1
+            for later in (section + 1)..<sectionRanges.count { sectionRanges[later].start += 1 }
+            return
+        }
+        // A new section starts at `index`.
+        let section = sectionRanges.firstIndex { $0.start >= index } ?? sectionRanges.count
+        for later in section..<sectionRanges.count { sectionRanges[later].start += 1 }
+        sectionRanges.insert((name, index, 1), at: section)
+    }
+
+    private func report(sectionChanges: [(name: String, type: FetchedResultsChangeType, index: Int)],
+                        changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)]) {
+        guard !sectionChanges.isEmpty || !changes.isEmpty else { return }
+        let order: [FetchedResultsChangeType: Int] = [.delete: 0, .insert: 1, .move: 2, .update: 3]
+        let sortedChanges = changes.sorted { lhs, rhs in
+            if lhs.type != rhs.type { return order[lhs.type]! < order[rhs.type]! }
+            return (lhs.old ?? lhs.new!) < (rhs.old ?? rhs.new!)
+        }
+        let sortedSections = sectionChanges.sorted { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
+        if let delegate {
+            delegate.controllerWillChangeContent(self)
+            let sections = self.sections ?? []
+            for change in sortedSections {
+                let info = change.type == .insert ? sections[change.index] : FetchedResultsSectionInfo(name: change.name, objects: [])
+                delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.type)
+            }
+            for change in sortedChanges {
+                delegate.controller(self, didChange: change.object, at: change.old, for: change.type,
+                                    newIndexPath: change.type == .update ? nil : change.new)
+            }
+            delegate.controllerDidChangeContent(self)
+        }
+        snapshotStreams.yield(snapshot(
+            sectionChanges: sortedSections.map { .init(name: $0.name, type: $0.type, index: $0.index) },
+            changes: sortedChanges.map {
+                .init(objectID: $0.object.objectID, type: $0.type, indexPath: $0.old, newIndexPath: $0.type == .update ? nil : $0.new)
+            }))
+    }
+
+    func snapshot(sectionChanges: [FetchedResultsSnapshot.SectionChange], changes: [FetchedResultsSnapshot.Change]) -> FetchedResultsSnapshot {
+        let sections = (self.sections ?? []).map { FetchedResultsSnapshot.Section(name: $0.name, objectIDs: $0.objects.map(\.objectID)) }
+        return FetchedResultsSnapshot(sections: sections, sectionChanges: sectionChanges, changes: changes)
+    }
+}
+
+/// The continuations of a controller's snapshot streams.
+final class SnapshotStreams: Sendable {
+    private let continuations = Mutex<[Int: AsyncStream<FetchedResultsSnapshot>.Continuation]>([:])
+    private let nextID = Mutex(0)
+    private let latest = Mutex<Int?>(nil)
+
+    func add() -> AsyncStream<FetchedResultsSnapshot> {
+        let (stream, continuation) = AsyncStream<FetchedResultsSnapshot>.makeStream()
+        let id = nextID.withLock { value in
+            value += 1
+            return value
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.continuations.withLock { $0.removeValue(forKey: id) } }
+        continuations.withLock { $0[id] = continuation }
+        latest.withLock { $0 = id }
+        return stream
+    }
+
+    func yield(_ snapshot: FetchedResultsSnapshot, toLatest: Bool = false) {
+        let targets: [AsyncStream<FetchedResultsSnapshot>.Continuation]
+        if toLatest {
+            let id = latest.withLock { $0 }
+            targets = continuations.withLock { current in id.flatMap { current[$0] }.map { [$0] } ?? [] }
+        } else {
+            targets = continuations.withLock { Array($0.values) }
+        }
+        for continuation in targets { continuation.yield(snapshot) }
+    }
+}

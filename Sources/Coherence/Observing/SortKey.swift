@@ -1,0 +1,82 @@
+import Foundation
+
+/// One sort descriptor's value for one object, comparable across snapshots:
+/// a fetched results controller keeps each object's key to find where it
+/// was after its values changed.
+enum SortValue: Hashable {
+    case none
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case date(Date)
+    case other(String)
+
+    init(_ value: Any) {
+        switch value {
+        case let value as Bool: self = .bool(value)
+        case let value as any BinaryInteger: self = .integer(Int64(clamping: value))
+        case let value as Double: self = .double(value)
+        case let value as Float: self = .double(Double(value))
+        case let value as String: self = .string(value)
+        case let value as Date: self = .date(value)
+        case let value as Decimal: self = .double(NSDecimalNumber(decimal: value).doubleValue)
+        case let value as UUID: self = .string(value.uuidString)
+        case let value as URL: self = .string(value.absoluteString)
+        default:
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                self = mirror.children.first.map { SortValue($0.value) } ?? .none
+            } else if let raw = value as? any RawRepresentable {
+                self = SortValue(raw.rawValue)
+            } else {
+                self = .other(String(describing: value))
+            }
+        }
+    }
+
+    /// Ascending order; `nil` first, as `SortDescriptor` orders optionals.
+    static func compare(_ lhs: SortValue, _ rhs: SortValue, strings: String.StandardComparator?) -> ComparisonResult {
+        switch (lhs, rhs) {
+        case (.none, .none): return .orderedSame
+        case (.none, _): return .orderedAscending
+        case (_, .none): return .orderedDescending
+        case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (!a ? .orderedAscending : .orderedDescending)
+        case (.integer(let a), .integer(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.double(let a), .double(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.integer(let a), .double(let b)): return compare(.double(Double(a)), .double(b), strings: strings)
+        case (.double(let a), .integer(let b)): return compare(.double(a), .double(Double(b)), strings: strings)
+        case (.string(let a), .string(let b)):
+            if let strings { return strings.compare(a, b) }
+            return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.date(let a), .date(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        case (.other(let a), .other(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        default: return "\(lhs)" < "\(rhs)" ? .orderedAscending : .orderedDescending
+        }
+    }
+}
+
+/// An object's position key in a fetched results controller: its section
+/// name, its sort values, and its ID as the final tie-break.
+struct SortKey: Equatable {
+    var section: String
+    var values: [SortValue]
+    /// Permanent IDs first, then by primary key (temporary: by number).
+    var temporary: Int
+    var key: Int64
+
+    /// Orders keys by section (names ascending, or descending when the
+    /// first sort descriptor sorts by the section in reverse), then the sort
+    /// descriptors, then the tie-break.
+    static func isLess<Result>(_ lhs: SortKey, _ rhs: SortKey, by descriptors: [SortDescriptor<Result>], sectionsDescending: Bool) -> Bool {
+        if lhs.section != rhs.section { return sectionsDescending ? lhs.section > rhs.section : lhs.section < rhs.section }
+        for (index, descriptor) in descriptors.enumerated() {
+            var result = SortValue.compare(lhs.values[index], rhs.values[index], strings: descriptor.stringComparator)
+            if descriptor.order == .reverse {
+                result = result == .orderedAscending ? .orderedDescending : (result == .orderedDescending ? .orderedAscending : .orderedSame)
+            }
+            if result != .orderedSame { return result == .orderedAscending }
+        }
+        return (lhs.temporary, lhs.key) < (rhs.temporary, rhs.key)
+    }
+}
