@@ -1,12 +1,15 @@
 import Coherence
 import Foundation
 
-/// The reader's operations on one context, printing what they change.
-final class Reader {
+/// The reader's operations on one context, printing what they change: every
+/// didChangeObjects notification, and what a fetched results controller over
+/// the items reports.
+final class Reader: FetchedResultsControllerDelegate {
     let context: ManagedObjectContext
     private var observation: (any NSObjectProtocol)?
+    private var items: FetchedResultsController<FeedItem>?
 
-    init(context: ManagedObjectContext) {
+    init(context: ManagedObjectContext) throws {
         self.context = context
         // Core Data style: observe the notification on NotificationCenter.
         observation = NotificationCenter.default.addObserver(
@@ -19,6 +22,24 @@ final class Reader {
             if !change.deleted.isEmpty { parts.append("deleted [\(Reader.describe(change.deleted))]") }
             print("  didChangeObjects: " + parts.joined(separator: "; "))
         }
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)]),
+            managedObjectContext: context, sectionNameKeyPath: \.sectionName)
+        try controller.performFetch()
+        controller.delegate = self
+        items = controller
+    }
+
+    func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
+                    for type: FetchedResultsChangeType) {
+        print("  list: \(type) section \(sectionInfo.name) at \(sectionIndex)")
+    }
+
+    func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
+                    for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
+        let title = (object as? FeedItem)?.title ?? "?"
+        let place = [indexPath, newIndexPath].compactMap { $0.map { "[\($0.sectionIndex), \($0.itemIndex)]" } }.joined(separator: " → ")
+        print("  list: \(type) \(title) \(place)")
     }
 
     deinit {
@@ -44,10 +65,6 @@ final class Reader {
         guard let item = try context.fetch(FetchRequest<FeedItem>(predicate: #Predicate { $0.title == title })).first else {
             throw ReaderError.noSuchItem(title)
         }
-        // The seed article's pattern has a catch: only a loaded server
-        // observes (a fault has not run awakeFromFetch yet). Load the item's
-        // server so it sees the change it is about to count.
-        _ = item.server?.unreadCount
         return item
     }
 
@@ -100,6 +117,11 @@ final class Reader {
         try step("Move \(items[3].title) to \(names[0])") { items[3].server = items[0].server }
         try step("Save") { try context.save() }
     }
+}
+
+extension FeedItem {
+    /// The list's section: the server's name.
+    var sectionName: String { serverName ?? "(no server)" }
 }
 
 enum ReaderError: Error, CustomStringConvertible {

@@ -2,8 +2,9 @@ import Coherence
 import Foundation
 
 // zeader: a tiny terminal feed reader over the seed articles' two entities,
-// kept in an SQLite file between runs. Every didChangeObjects notification
-// and the unread counts are printed as they change.
+// kept in an SQLite file between runs. Every didChangeObjects notification,
+// the changes a fetched results controller reports for the item list, and
+// the (derived) unread counts are printed as they change.
 //
 //   swift run zeader                      show the feeds (adds a demo on first run)
 //   swift run zeader add <server> <title> add an item to a server (created if new)
@@ -19,7 +20,7 @@ let model = try ManagedObjectModel(entities: [Server.self, FeedItem.self])
 let container = PersistentContainer(name: "Zeader", managedObjectModel: model)
 try container.loadPersistentStores()
 let context = container.viewContext
-let reader = Reader(context: context)
+let reader = try Reader(context: context)
 print("store: \(container.persistentStoreDescriptions[0])")
 
 var arguments = Array(CommandLine.arguments.dropFirst())

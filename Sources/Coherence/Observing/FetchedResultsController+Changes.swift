@@ -165,9 +165,8 @@ extension FetchedResultsController {
         let sortedSections = sectionChanges.sorted { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
         if let delegate {
             delegate.controllerWillChangeContent(self)
-            let sections = self.sections ?? []
             for change in sortedSections {
-                let info = change.type == .insert ? sections[change.index] : FetchedResultsSectionInfo(name: change.name, objects: [])
+                let info = change.type == .insert ? section(at: change.index) : FetchedResultsSectionInfo(name: change.name, objects: [])
                 delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.type)
             }
             for change in sortedChanges {
@@ -176,11 +175,18 @@ extension FetchedResultsController {
             }
             delegate.controllerDidChangeContent(self)
         }
+        guard snapshotStreams.hasListeners else { return }
         snapshotStreams.yield(snapshot(
             sectionChanges: sortedSections.map { .init(name: $0.name, type: $0.type, index: $0.index) },
             changes: sortedChanges.map {
                 .init(objectID: $0.object.objectID, type: $0.type, indexPath: $0.old, newIndexPath: $0.type == .update ? nil : $0.new)
             }))
+    }
+
+    /// One section's info. **O(objects in it)**.
+    private func section(at index: Int) -> FetchedResultsSectionInfo {
+        let range = sectionRanges[index]
+        return FetchedResultsSectionInfo(name: range.name, objects: entries![range.start..<(range.start + range.count)].map(\.object))
     }
 
     func snapshot(sectionChanges: [FetchedResultsSnapshot.SectionChange], changes: [FetchedResultsSnapshot.Change]) -> FetchedResultsSnapshot {
@@ -194,6 +200,8 @@ final class SnapshotStreams: Sendable {
     private let continuations = Mutex<[Int: AsyncStream<FetchedResultsSnapshot>.Continuation]>([:])
     private let nextID = Mutex(0)
     private let latest = Mutex<Int?>(nil)
+
+    var hasListeners: Bool { continuations.withLock { !$0.isEmpty } }
 
     func add() -> AsyncStream<FetchedResultsSnapshot> {
         let (stream, continuation) = AsyncStream<FetchedResultsSnapshot>.makeStream()

@@ -8,6 +8,8 @@ struct StoredModel: Codable, Equatable {
         var name: String
         var type: String
         var isOptional: Bool
+        /// How a derived attribute is derived; `nil` for a plain one.
+        var derivation: String?
     }
 
     struct Relationship: Codable, Equatable {
@@ -30,7 +32,12 @@ struct StoredModel: Codable, Equatable {
         entities = model.entities.map { entity in
             Entity(
                 name: entity.name,
-                attributes: entity.attributes.map { Attribute(name: $0.name, type: "\($0.attributeType)", isOptional: $0.isOptional) },
+                attributes: entity.attributes.map { attribute in
+                    let derivation = entity.derivations.first { $0.propertyIndex == attribute.index }.map {
+                        "\($0.kind) \(entity.propertyName(at: $0.relationshipIndex)) \($0.childAttributeIndex.map(String.init) ?? "-") \($0.declaration.expression.map { "\($0)" } ?? "-")"
+                    }
+                    return Attribute(name: attribute.name, type: "\(attribute.attributeType)", isOptional: attribute.isOptional, derivation: derivation)
+                },
                 relationships: entity.relationships.map {
                     Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
                                  inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)

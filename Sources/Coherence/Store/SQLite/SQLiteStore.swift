@@ -41,7 +41,7 @@ public final class SQLiteStore: PersistentStore {
                     let migration = try SQLiteMigration(from: old, to: model)
                     try migration.apply(in: db)
                     try Self.writeModel(model, in: db)
-                    migrated = !migration.isEmpty
+                    migrated = !migration.isEmpty || old != StoredModel(model)
                     return identifier
                 }
                 // Another process may have created the store since `inspect`.
