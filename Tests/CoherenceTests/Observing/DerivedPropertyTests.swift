@@ -18,6 +18,13 @@ struct DerivedPropertyTests {
         }
     }
 
+    /// Found by the check above: save, unlink an entry, delete its old feed,
+    /// then refresh the entry discarding changes, which points it back at
+    /// the deleted feed.
+    @Test(arguments: StoreKind.allCases) func refreshBackToADeletedFeed(store: StoreKind) throws {
+        try run([3773, 3209, 2181, 2416, 2683, 159], store: store)
+    }
+
     func run(_ steps: [Int], store: StoreKind) throws {
         let context = try DerivedStack.context(store)
         try context.performAndWait {
@@ -27,6 +34,20 @@ struct DerivedPropertyTests {
             publisher.name = "p"
             feeds[0].publisher = publisher
             func live<T: ManagedObject>(_ objects: [T]) -> [T] { objects.filter { $0.managedObjectContext === context && !$0.isDeleted } }
+            // `refresh(_:mergeChanges: false)` may restore a relationship to
+            // an object deleted since; such a save is refused (Core Data's
+            // "Dangling reference to an invalid object", NSValidationError),
+            // leaving the changes pending. Anything else is a failure.
+            func save() throws {
+                do {
+                    try context.save()
+                } catch let error as ValidationError {
+                    let dangling = error.errors.allSatisfy { if case .danglingReference = $0 { true } else { false } }
+                    #expect(dangling, "unexpected refusal \(error)")
+                    #expect(context.hasChanges, "a refused save keeps the changes")
+                    context.rollback()
+                }
+            }
             for step in steps {
                 let pick = step / 16
                 let liveEntries = live(entries)
@@ -52,7 +73,7 @@ struct DerivedPropertyTests {
                 case 7 where liveFeeds.count > 1:
                     try context.delete(liveFeeds[pick % liveFeeds.count])
                 case 8:
-                    try context.save()
+                    try save()
                 case 9:
                     context.rollback()
                 case 10 where !liveEntries.isEmpty:
@@ -65,7 +86,7 @@ struct DerivedPropertyTests {
                     #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed), "after step \(step) of \(steps)")
                 }
             }
-            try context.save()
+            try save()
         }
         // What the store holds agrees too.
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
