@@ -166,6 +166,34 @@ struct DerivedAttributeTests {
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func refreshAndResetRestoreTheRightValues(store: StoreKind) throws {
+        let context = try DerivedStack.context(store)
+        try context.performAndWait { () throws in
+            let feed = Feed(context: context)
+            let entries = (0..<3).map { _ in
+                let entry = Entry(context: context)
+                entry.feed = feed
+                return entry
+            }
+            try context.save()
+            entries[0].read = true
+            context.processPendingChanges()
+            #expect(feed.unreadCount == 2)
+            context.refresh(entries[0], mergeChanges: false)
+            context.processPendingChanges()
+            #expect(feed.unreadCount == 3, "discarding the child's change restores the count")
+            entries[1].read = true
+            context.refresh(entries[1], mergeChanges: true)
+            context.processPendingChanges()
+            #expect(feed.unreadCount == 2, "a merging refresh keeps the pending change")
+            let id = feed.objectID
+            context.reset()
+            let again = try #require(try context.existingObject(with: id) as? Feed)
+            #expect(again.unreadCount == 3, "after reset, the saved value")
+            #expect(DerivedStack.actual(again) == DerivedStack.expected(again))
+        }
+    }
+
     @Test func anAggregateNeedsChildrenWithOneParent() {
         #expect(throws: ModelError.invalidDerivation(
             entity: "TaggedPost", property: "tagCount", reason: "an aggregate needs a to-many relationship whose inverse is to-one")) {

@@ -89,4 +89,22 @@ struct ObjectObserverTests {
             _ = tokens
         }
     }
+
+    @Test func releasingTheTokenEndsTheObservation() throws {
+        let context = try TestStack.context()
+        try context.performAndWait {
+            let server = Server(context: context)
+            try context.save()
+            var calls = 0
+            var token: ContextObservation? = context.observe(server) { _ in calls += 1 }
+            server.name = "one"
+            context.processPendingChanges()
+            #expect(calls == 1)
+            withExtendedLifetime(token) {}
+            token = nil
+            server.name = "two"
+            context.processPendingChanges()
+            #expect(calls == 1, "a released token ends its observation")
+        }
+    }
 }
