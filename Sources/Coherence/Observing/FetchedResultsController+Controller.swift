@@ -24,7 +24,10 @@ import Foundation
 /// results costs O(k log n) comparisons (plus moving array elements); a
 /// section change adds O(sections).
 public final class FetchedResultsController<Result: ManagedObject> {
+    /// The request whose results the controller keeps: its predicate, sort
+    /// descriptors and ``FetchRequest/relationshipKeyPathsForRefreshing``.
     public let fetchRequest: FetchRequest<Result>
+    /// The context whose objects and changes the controller follows.
     public let managedObjectContext: ManagedObjectContext
     /// The key path whose value names each object's section.
     public let sectionNameKeyPath: KeyPath<Result, String>?
@@ -47,6 +50,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
     private let sectionsDescending: Bool
     private let refreshing: [RelationshipDescription]
 
+    /// A controller over `fetchRequest`'s results in `managedObjectContext`,
+    /// grouped into sections by `sectionNameKeyPath` if given. Sections are
+    /// ordered by name, descending if the first sort descriptor is the
+    /// section key path in reverse; sort by the section first, as in Core
+    /// Data, so that objects are contiguous within their section. Nothing is
+    /// fetched until ``performFetch()``.
     public init(fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
                 sectionNameKeyPath: KeyPath<Result, String>? = nil) {
         self.fetchRequest = fetchRequest

@@ -2,7 +2,14 @@ import Foundation
 
 /// The kind of change a ``FetchedResultsController`` reports.
 public enum FetchedResultsChangeType: Sendable, Hashable {
-    case insert, delete, move, update
+    /// The object (or section) entered the results.
+    case insert
+    /// The object (or section) left the results.
+    case delete
+    /// The object's position changed; it may have changed too.
+    case move
+    /// The object changed in place.
+    case update
 }
 
 /// One section of a ``FetchedResultsController``.
@@ -14,6 +21,7 @@ public struct FetchedResultsSectionInfo: CustomStringConvertible {
     /// The number of objects.
     public var numberOfObjects: Int { objects.count }
 
+    /// The name and the number of objects, for logs.
     public var description: String { "\(name) (\(objects.count))" }
 }
 
@@ -42,29 +50,42 @@ extension FetchedResultsControllerDelegate {
 /// A `Sendable` picture of a controller's results, with the changes from the
 /// previous picture, as ``FetchedResultsController/snapshots()`` delivers them.
 public struct FetchedResultsSnapshot: Sendable, Hashable {
+    /// One section, by object ID.
     public struct Section: Sendable, Hashable {
+        /// The section's name ("" without a section key path).
         public let name: String
+        /// The section's objects, in order.
         public let objectIDs: [ManagedObjectID]
     }
 
     /// One reported change, by object ID and index paths.
     public struct Change: Sendable, Hashable {
+        /// The changed object.
         public let objectID: ManagedObjectID
+        /// What happened to it.
         public let type: FetchedResultsChangeType
+        /// Where it was (deletions, moves, updates).
         public let indexPath: IndexPath?
+        /// Where it is now (insertions, moves).
         public let newIndexPath: IndexPath?
     }
 
     /// One reported section change.
     public struct SectionChange: Sendable, Hashable {
+        /// The section's name.
         public let name: String
+        /// `.insert` or `.delete`.
         public let type: FetchedResultsChangeType
+        /// The section's index: in the new sections for an insertion, the old
+        /// ones for a deletion.
         public let index: Int
     }
 
+    /// The sections, in order.
     public let sections: [Section]
     /// The changes from the previous snapshot (empty for the first).
     public let sectionChanges: [SectionChange]
+    /// The object changes from the previous snapshot, in delegate order.
     public let changes: [Change]
 }
 

@@ -3,11 +3,23 @@ import Synchronization
 
 /// What changed about one observed object, in one didChangeObjects.
 public struct ObjectChange: Sendable, Hashable {
+    /// Which key of didChangeObjects the object appeared under.
     public enum Kind: Sendable, Hashable {
-        case inserted, updated, deleted, refreshed, invalidated
+        /// Inserted into the context.
+        case inserted
+        /// Changed in the context (by code, merge or derivation).
+        case updated
+        /// Deleted in the context.
+        case deleted
+        /// Refreshed from the store or a merge.
+        case refreshed
+        /// Invalidated: its context forgot it.
+        case invalidated
     }
 
+    /// The observed object.
     public let objectID: ManagedObjectID
+    /// What happened to it.
     public let kind: Kind
     /// The names of the properties whose values changed (for `updated`).
     public let changedKeys: Set<String>
@@ -17,8 +29,11 @@ public struct ObjectChange: Sendable, Hashable {
 /// entity observer sees them: insertions and updates that match its
 /// predicate, and every deletion. Use it on the context's queue.
 public struct EntityChange<Entity: ManagedObject> {
+    /// Inserted objects that match the predicate.
     public let inserted: [Entity]
+    /// Updated or refreshed objects that match the predicate after the change.
     public let updated: [Entity]
+    /// Deleted objects (all of them: their values no longer decide).
     public let deleted: [Entity]
 
     /// The same changes as object IDs.
