@@ -18,7 +18,7 @@ enum SQLiteSchema {
     static func table(named name: String) -> String { quote(name) }
 
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        identifier.contains("\"") ? "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : "\"" + identifier + "\""
     }
 
     /// The to-one relationships, which have a column.

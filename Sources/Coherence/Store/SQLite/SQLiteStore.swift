@@ -21,12 +21,15 @@ public final class SQLiteStore: PersistentStore {
     public let url: URL
     let model: ManagedObjectModel
     let pool: DatabasePool
+    /// Each entity's per-row SQL, by entity name.
+    let statements: [String: SQLiteStatements]
 
     /// Opens (or creates) the store at `url` for `model`.
     /// - Throws: ``StoreError`` when the file cannot be used; it is then untouched.
     public init(url: URL, model: ManagedObjectModel) throws {
         self.url = url
         self.model = model
+        statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLiteStatements($0)) })
         let stored = try Self.inspect(url: url, model: model)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -375,31 +378,30 @@ public final class SQLiteStore: PersistentStore {
         entity.attributes.map { values[$0.index].databaseValue } + SQLiteSchema.toOne(entity).map { values[$0.index].databaseValue }
     }
 
+    /// The per-row SQL of `entity`.
+    private func sql(_ entity: EntityDescription) -> SQLiteStatements {
+        statements[entity.name] ?? SQLiteStatements(entity)
+    }
+
     func insertRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws {
-        let columns = ([SQLiteSchema.primaryKey, SQLiteSchema.version] + SQLiteSchema.columns(entity)).map(SQLiteSchema.quote)
-        let sql = "INSERT INTO \(SQLiteSchema.table(entity)) (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))
+        try db.cachedStatement(sql: sql(entity).insert).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
     /// `expectedVersion`; returns the new version, or `nil` on a conflict.
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
                            in db: Database) throws -> Int64? {
-        let version = SQLiteSchema.quote(SQLiteSchema.version)
-        let assignments = ["\(version) = \(version) + 1"] + SQLiteSchema.columns(entity).map { "\(SQLiteSchema.quote($0)) = ?" }
-        let sql = "UPDATE \(SQLiteSchema.table(entity)) SET \(assignments.joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? AND \(version) = ? RETURNING \(version)"
         let arguments = StatementArguments(columnValues(values, entity: entity) + [id.key.databaseValue, expectedVersion.databaseValue])
-        return try Int64.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+        return try Int64.fetchOne(db.cachedStatement(sql: sql(entity).update), arguments: arguments)
     }
 
     /// The row as it is inside a write transaction.
     private func currentSnapshot(_ id: ManagedObjectID, entity: EntityDescription, in db: Database) throws -> Snapshot? {
-        let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
-        return try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [id.key]).map { try snapshot(from: $0, entity: entity) }
+        return try Row.fetchOne(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [id.key]).map { try snapshot(from: $0, entity: entity) }
     }
 
     private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?")
+        try db.cachedStatement(sql: sql(entity).delete)
             .execute(arguments: [id.key])
         for relationship in entity.relationships {
             guard let join = SQLiteSchema.joinTable(relationship, of: entity) else { continue }
