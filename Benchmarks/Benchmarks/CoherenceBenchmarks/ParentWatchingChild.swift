@@ -1,0 +1,102 @@
+import Benchmark
+import Coherence
+import Foundation
+
+/// A server whose unread count is a derived attribute.
+final class Server: ManagedObject {
+    @Relationship(inverse: \FeedItem.server, deleteRule: .cascade) var feedItems: Set<FeedItem>
+    @Derived(count: \Server.feedItems, where: #Predicate<FeedItem> { $0.read == false }) var unreadCount: Int
+}
+
+final class FeedItem: ManagedObject {
+    @Attribute var read = false
+    @Relationship var server: Server?
+}
+
+/// The seed article's server: it keeps a plain attribute itself by watching
+/// every change notification of its context and refiltering its items.
+final class WatchingServer: ManagedObject {
+    @Attribute var unreadCount = 0
+    @Relationship(inverse: \WatchingItem.server, deleteRule: .cascade) var feedItems: Set<WatchingItem>
+
+    /// Starts watching: on every didChangeObjects, count the unread items again.
+    func watch(_ context: ManagedObjectContext) -> ContextObservation {
+        context.addObserver(for: ObjectsDidChange.self) { [unowned self] _ in
+            let unread = self.feedItems.reduce(0) { $0 + ($1.read ? 0 : 1) }
+            if unread != self.unreadCount { self.unreadCount = unread }
+        }
+    }
+}
+
+final class WatchingItem: ManagedObject {
+    @Attribute var read = false
+    @Relationship var server: WatchingServer?
+}
+
+/// The parent watching its child: 10, 1,000 and 10,000 servers of 100 items
+/// each; 1,000 read flags toggled, each followed by `processPendingChanges()`
+/// as a user's taps would be.
+func parentWatchingChildBenchmarks() {
+    let itemsPerServer = 100
+    let toggles = 1_000
+    let derivedModel = try! ManagedObjectModel(entities: [Server.self, FeedItem.self])
+    let watchingModel = try! ManagedObjectModel(entities: [WatchingServer.self, WatchingItem.self])
+    let heavy = Benchmark.Configuration(warmupIterations: 1, maxDuration: .seconds(20), maxIterations: 5)
+
+    for servers in [10, 1_000, 10_000] {
+        Benchmark("watch/derived \(servers)", configuration: heavy) { (benchmark: Benchmark, state: (ManagedObjectContext, [FeedItem])) in
+            let (context, items) = state
+            context.performAndWait {
+                for toggle in 0..<toggles {
+                    items[(toggle &* 7_919) % items.count].read.toggle()
+                    context.processPendingChanges()
+                }
+            }
+        } setup: {
+            let context = try Stack.context(derivedModel, .inMemory)
+            let items = try context.performAndWait {
+                var items: [FeedItem] = []
+                for _ in 0..<servers {
+                    let server = Server(context: context)
+                    for _ in 0..<itemsPerServer {
+                        let item = FeedItem(context: context)
+                        item.server = server
+                        items.append(item)
+                    }
+                }
+                try context.save()
+                return items
+            }
+            return (context, items)
+        }
+
+        Benchmark("watch/pattern \(servers)", configuration: heavy) {
+            (benchmark: Benchmark, state: (ManagedObjectContext, [WatchingItem], [ContextObservation])) in
+            let (context, items, _) = state
+            context.performAndWait {
+                for toggle in 0..<toggles {
+                    items[(toggle &* 7_919) % items.count].read.toggle()
+                    context.processPendingChanges()
+                }
+            }
+        } setup: {
+            let context = try Stack.context(watchingModel, .inMemory)
+            return try context.performAndWait {
+                var items: [WatchingItem] = []
+                var parents: [WatchingServer] = []
+                for _ in 0..<servers {
+                    let server = WatchingServer(context: context)
+                    server.unreadCount = itemsPerServer
+                    for _ in 0..<itemsPerServer {
+                        let item = WatchingItem(context: context)
+                        item.server = server
+                        items.append(item)
+                    }
+                    parents.append(server)
+                }
+                try context.save()
+                return (context, items, parents.map { $0.watch(context) })
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+"""Turns one benchmark run (ordo-one/benchmark's jsonSmallerIsBetter export)
+into BENCHMARKS.md: each workload beside its baseline from the same run, the
+ratio, the goal, the machine, and an SVG plot of the parent-watching-child
+scaling. Usage: report.py RESULTS.json BENCHMARKS.md PLOT.svg"""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def load(path):
+    """{benchmark: {metric: value}}, times in microseconds."""
+    results = {}
+    for entry in json.load(open(path)):
+        name, _, metric = entry["name"].rpartition(" - ")
+        value = entry["value"]
+        if metric.startswith("Time"):
+            value *= UNITS.get(entry["unit"], 1.0)
+            metric = "time"
+        results.setdefault(name, {})[metric] = value
+    return results
+
+
+def time(results, name):
+    return results.get(name, {}).get("time")
+
+
+def fmt_time(us):
+    if us is None:
+        return "not run"
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
+    if us >= 1e3:
+        return f"{us / 1e3:.1f} ms"
+    return f"{us:.1f} µs"
+
+
+def ratio_row(results, workload, subject, baseline, baseline_label, goal, limit, higher_is_better=False):
+    s, b = time(results, subject), time(results, baseline)
+    if s is None or b is None:
+        return f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | – | {goal} | not run |"
+    if higher_is_better:
+        ratio = b / s
+        met = ratio >= limit
+    else:
+        ratio = s / b
+        met = ratio <= limit
+    return (f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | {ratio:,.2f} | {goal} | "
+            f"{'met' if met else '**missed**'} |")
+
+
+def machine():
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    memory = ""
+    try:
+        kib = int(open("/proc/meminfo").readline().split()[1])
+        memory = f", {kib / 1024 / 1024:.0f} GiB"
+    except OSError:
+        pass
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}){memory}; {swift[0] if swift else 'swift ?'}"
+
+
+def plot(results, path):
+    """Time of 1,000 toggles against the number of servers, log-log."""
+    servers = [10, 1_000, 10_000]
+    series = [("derived attribute", "derived", "#1f77b4"), ("each server watches every change", "pattern", "#d62728")]
+    points = {key: [(n, time(results, f"watch/{key} {n}")) for n in servers] for _, key, _ in series}
+    values = [v for pts in points.values() for _, v in pts if v]
+    if not values:
+        return
+    import math
+    width, height, left, right, top, bottom = 640, 400, 80, 20, 30, 60
+    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    hi = max(hi, lo + 1)
+
+    def x(n):
+        return left + (math.log10(n) - 1) / 3 * (width - left - right)
+
+    def y(v):
+        return top + (hi - math.log10(v)) / (hi - lo) * (height - top - bottom)
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14">Parent watching its child: 1,000 read flags toggled (100 items per server)</text>']
+    for e in range(lo, hi + 1):
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y(10 ** e):.1f}" y2="{y(10 ** e):.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{left - 6}" y="{y(10 ** e) + 4:.1f}" text-anchor="end">{fmt_time(10 ** e)}</text>')
+    for n in servers:
+        out.append(f'<line x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{top}" y2="{height - bottom}" stroke="#eee"/>')
+        out.append(f'<text x="{x(n):.1f}" y="{height - bottom + 18}" text-anchor="middle">{n:,}</text>')
+    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 15}" text-anchor="middle">servers</text>')
+    for i, (label, key, color) in enumerate(series):
+        pts = [(n, v) for n, v in points[key] if v]
+        path_d = " ".join(f"{'M' if j == 0 else 'L'}{x(n):.1f},{y(v):.1f}" for j, (n, v) in enumerate(pts))
+        out.append(f'<path d="{path_d}" fill="none" stroke="{color}" stroke-width="2"/>')
+        for n, v in pts:
+            out.append(f'<circle cx="{x(n):.1f}" cy="{y(v):.1f}" r="4" fill="{color}"/>')
+        out.append(f'<rect x="{left + 10}" y="{top + 10 + i * 18}" width="12" height="3" fill="{color}"/>')
+        out.append(f'<text x="{left + 28}" y="{top + 15 + i * 18}">{label}</text>')
+    out.append("</svg>")
+    open(path, "w").write("\n".join(out) + "\n")
+
+
+def main():
+    results_path, markdown_path, plot_path = sys.argv[1:4]
+    r = load(results_path)
+    rows = [
+        ratio_row(r, "Insert 50,000 objects (ten Int64 attributes), save once, new SQLite file", "insert/Coherence",
+                  "insert/GRDB", "raw GRDB, one prepared statement, one transaction", "≤ 1.5", 1.5),
+        ratio_row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
+                  "GRDB `Row.fetchCursor`, columns by position", "≤ 2.0", 2.0),
+        ratio_row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
+                  "change/plain", "plain Swift class mutated and recorded in a Set", "≤ 3.0", 3.0),
+        ratio_row(r, "Parent watching child, derived attribute: 10,000 servers vs 10", "watch/derived 10000",
+                  "watch/derived 10", "the same at 10 servers", "≤ 1.2", 1.2),
+        ratio_row(r, "Parent watching child at 10,000 servers: derived attribute vs the seed pattern (speed-up)",
+                  "watch/derived 10000", "watch/pattern 10000", "each server observes every change and refilters",
+                  "≥ 1,000", 1000, higher_is_better=True),
+        ratio_row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
+                  "merge/merge", "merge/save", "the save itself", "≤ 1.0", 1.0),
+        ratio_row(r, "Fetched results controller, one change in 100,000 objects vs 1,000", "frc/100000", "frc/1000",
+                  "the same at 1,000", "≤ 2.0", 2.0),
+    ]
+    stall = r.get("merge/automatic", {})
+    stall_us = next((v for k, v in stall.items() if k.startswith("longest stall")), None)
+    fault = r.get("faults/Coherence", {}).get("bytes per object")
+    ids = r.get("faults/[Int64]", {}).get("bytes per object")
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `Benchmarks/report` from one run of the benchmark package (`Benchmarks/`, ordo-one/benchmark):",
+        "every workload ran beside its baseline in the same invocation. Times are the p99 of the run's iterations",
+        "(with few iterations, the slowest), so ratios lean pessimistic. Regenerate with `Benchmarks/report`.",
+        "",
+        f"Machine: {machine()}. Run: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}.",
+        "",
+        "| Workload | Coherence | Baseline (same run) | Ratio | Goal | |",
+        "|---|---|---|---|---|---|",
+        *rows,
+        "",
+        "Automatic merging in chunks (`automaticMergeBudget = .milliseconds(5)`), 10,000 updated objects: "
+        f"longest wait for the view context's queue {fmt_time(stall_us)}; whole save and merge {fmt_time(time(r, 'merge/automatic'))}.",
+        "",
+    ]
+    if fault is not None and ids is not None:
+        extra = fault - ids
+        lines += [f"1,000,000 objects fetched as faults: {fault:,.0f} bytes per object, against {ids:,.0f} for a `[Int64]` "
+                  f"of the same row IDs: {extra:,.0f} bytes above the baseline (goal ≤ 200: {'met' if extra <= 200 else '**missed**'}). "
+                  f"Fetch time {fmt_time(time(r, 'faults/Coherence'))} against {fmt_time(time(r, 'faults/[Int64]'))}.", ""]
+    lines += ["## Parent watching its child", "",
+              "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]
+    for n in [10, 1_000, 10_000]:
+        d, p = time(r, f"watch/derived {n}"), time(r, f"watch/pattern {n}")
+        speed = f"{p / d:,.0f}×" if d and p else "–"
+        lines.append(f"| {n:,} | {fmt_time(d)} | {fmt_time(p)} | {speed} |")
+    lines += ["", f"![Parent watching child scaling](Benchmarks/{os.path.basename(plot_path)})", "",
+              "What each workload does is described in `Benchmarks/README.md`.", ""]
+    open(markdown_path, "w").write("\n".join(lines))
+    plot(r, plot_path)
+
+
+if __name__ == "__main__":
+    main()
