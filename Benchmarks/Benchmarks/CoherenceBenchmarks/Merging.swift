@@ -45,7 +45,8 @@ final class MergeStack {
     /// Updates every item in the background context (moving none of them in
     /// the controller's order).
     func changeEveryItem() {
-        round += 1
+        // Negative: no item holds the value before (fill wrote 0...count-1).
+        round -= 1
         let round = round
         background.performAndWait {
             for item in items { item.i1 = round }
@@ -101,9 +102,9 @@ func mergingBenchmarks() {
             merged.withLock { $0 += change.objectIDs.updated.count }
         }
         benchmark.startMeasurement()
-        _ = try! stack.save()
+        let saved = try! stack.save()
         var longest = Duration.zero
-        while merged.withLock({ $0 }) < count {
+        while merged.withLock({ $0 }) < saved.updated.count {
             let asked = clock.now
             stack.view.performAndWait {}
             longest = max(longest, clock.now - asked)

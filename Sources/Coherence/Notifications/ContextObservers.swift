@@ -12,7 +12,10 @@ final class ContextObservers: Sendable {
     }
 
     private struct State {
-        var entries: [Int: Entry] = [:]
+        /// Per notification name, the handlers in registration (= id) order.
+        var entries: [Notification.Name: [(id: Int, entry: Entry)]] = [:]
+        /// Which name each registration is under.
+        var names: [Int: Notification.Name] = [:]
         var nextID = 0
     }
 
@@ -23,22 +26,32 @@ final class ContextObservers: Sendable {
         return state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.entries[id] = entry
+            state.entries[name, default: []].append((id, entry))
+            state.names[id] = name
             return id
         }
     }
 
     func remove(_ id: Int) {
-        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+        state.withLock { state in
+            guard let name = state.names.removeValue(forKey: id), var list = state.entries[name] else { return }
+            // Ids grow with registration, so each list is sorted by id.
+            var low = 0, high = list.count
+            while low < high {
+                let middle = (low + high) / 2
+                if list[middle].id < id { low = middle + 1 } else { high = middle }
+            }
+            guard low < list.count, list[low].id == id else { return }
+            list.remove(at: low)
+            state.entries[name] = list.isEmpty ? nil : list
+        }
     }
 
     /// Calls every handler registered for the notification's name, in
-    /// registration order. **Complexity:** O(observers of the context).
+    /// registration order. **Complexity:** O(observers of that notification).
     func deliver(_ notification: Notification) {
-        let handlers = state.withLock { state in
-            state.entries.sorted { $0.key < $1.key }.compactMap { $0.value.name == notification.name ? $0.value : nil }
-        }
-        for entry in handlers { entry.handler(notification) }
+        let handlers = state.withLock { $0.entries[notification.name] ?? [] }
+        for (_, entry) in handlers { entry.handler(notification) }
     }
 }
 
