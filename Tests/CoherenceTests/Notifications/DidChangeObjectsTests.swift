@@ -183,6 +183,26 @@ struct DidChangeObjectsTests {
         }
     }
 
+    @Test func typedObserversRunInRegistrationOrderAndLeaveWhenCancelled() throws {
+        let context = try TestStack.context()
+        try context.performAndWait {
+            var calls: [String] = []
+            let first = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("first") }
+            let second = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("second") }
+            let saves = context.addObserver(for: ContextDidSave.self) { _ in calls.append("saved") }
+            let third = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("third") }
+            _ = Server(context: context)
+            context.processPendingChanges()
+            #expect(calls == ["first", "second", "third"], "only didChange observers, in registration order")
+            calls = []
+            second.cancel()
+            _ = Server(context: context)
+            try context.save()
+            #expect(calls == ["first", "third", "saved"])
+            withExtendedLifetime((first, saves, third)) {}
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func refreshedObjectsAreReported(store: StoreKind) throws {
         let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
