@@ -41,13 +41,14 @@ extension FetchedResultsController {
             let oldKey = keys[ObjectIdentifier(object)]
             return Candidate(object: object, oldKey: oldKey, oldIndex: oldKey.flatMap { position(of: $0, object: object) })
         }
+        let oldNeighbors = neighbors(ofCandidatesAt: candidates.compactMap(\.oldIndex))
         for index in candidates.indices {
             let object = candidates[index].object
             let matches = object._contextRef === context && !object.isDeleted
                 && ((try? fetchRequest.predicate?.evaluate(object)) ?? true)
             candidates[index].newKey = matches ? key(for: object) : nil
             if let oldIndex = candidates[index].oldIndex {
-                candidates[index].oldNeighbors = neighbors(of: oldIndex, skipping: found)
+                candidates[index].oldNeighbors = oldNeighbors[oldIndex]!
             }
         }
         let oldSections = sectionRanges.map(\.name)
@@ -55,16 +56,27 @@ extension FetchedResultsController {
             candidate.oldIndex.map { (ObjectIdentifier(candidate.object), indexPath(at: $0)) }
         })
 
-        // 3. Move them: out of their old places, into their new ones.
-        for candidate in candidates.filter({ $0.oldIndex != nil }).sorted(by: { $0.oldIndex! > $1.oldIndex! }) {
-            removeEntry(at: candidate.oldIndex!)
+        // 3. Move them: out of their old places, into their new ones. A few
+        // move one by one; many are merged in with one pass over the list.
+        for candidate in candidates where candidate.oldIndex != nil {
             keys[ObjectIdentifier(candidate.object)] = nil
             tracked[ObjectIdentifier(candidate.object)] = nil
             untrack(candidate.object)
         }
+        if candidates.count > Self.bulkThreshold {
+            mergeEntries(candidates.compactMap { candidate in candidate.newKey.map { (candidate.object, $0) } },
+                         removing: found)
+        } else {
+            for candidate in candidates.filter({ $0.oldIndex != nil }).sorted(by: { $0.oldIndex! > $1.oldIndex! }) {
+                removeEntry(at: candidate.oldIndex!)
+            }
+            for candidate in candidates {
+                guard let newKey = candidate.newKey else { continue }
+                insertEntry((candidate.object, newKey), at: insertionIndex(for: newKey))
+            }
+        }
         for candidate in candidates {
             guard let newKey = candidate.newKey else { continue }
-            insertEntry((candidate.object, newKey), at: insertionIndex(for: newKey))
             keys[ObjectIdentifier(candidate.object)] = newKey
             tracked[ObjectIdentifier(candidate.object)] = candidate.object
             track(candidate.object)
@@ -75,15 +87,16 @@ extension FetchedResultsController {
         // differ; otherwise, if it changed, it is updated in place.
         var changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
         var stayers: [(candidate: Candidate, newIndex: Int)] = []
-        for candidate in candidates {
-            let newIndex = candidate.newKey.flatMap { position(of: $0, object: candidate.object) }
+        let newIndexes = candidates.map { candidate in candidate.newKey.flatMap { position(of: $0, object: candidate.object) } }
+        let newNeighbors = neighbors(ofCandidatesAt: newIndexes.compactMap { $0 })
+        for (candidate, newIndex) in zip(candidates, newIndexes) {
             let old = oldIndexPaths[ObjectIdentifier(candidate.object)]
             switch (old, newIndex) {
             case (nil, nil): continue
             case (let old?, nil): changes.append((candidate.object, .delete, old, nil))
             case (nil, let newIndex?): changes.append((candidate.object, .insert, nil, indexPath(at: newIndex)))
             case (let old?, let newIndex?):
-                if neighbors(of: newIndex, skipping: found) != candidate.oldNeighbors || changedSection(candidate) {
+                if newNeighbors[newIndex]! != candidate.oldNeighbors || changedSection(candidate) {
                     changes.append((candidate.object, .move, old, indexPath(at: newIndex)))
                 } else {
                     stayers.append((candidate, newIndex))
@@ -119,15 +132,52 @@ extension FetchedResultsController {
         candidate.oldKey?.section != candidate.newKey?.section
     }
 
-    /// The nearest objects before and after `index` that are not candidates.
-    private func neighbors(of index: Int, skipping candidates: [ObjectIdentifier: Result]) -> (ObjectIdentifier?, ObjectIdentifier?) {
-        guard let entries else { return (nil, nil) }
-        var before = index - 1
-        while before >= 0, candidates[ObjectIdentifier(entries[before].object)] != nil { before -= 1 }
-        var after = index + 1
-        while after < entries.count, candidates[ObjectIdentifier(entries[after].object)] != nil { after += 1 }
-        return (before >= 0 ? ObjectIdentifier(entries[before].object) : nil,
-                after < entries.count ? ObjectIdentifier(entries[after].object) : nil)
+    /// Above this many changed objects, one pass over the list
+    /// (``mergeEntries(_:removing:)``) beats moving them one by one.
+    static var bulkThreshold: Int { 64 }
+
+    /// For each of `indexes` (the positions of every candidate in the list),
+    /// the nearest objects before and after it that are not candidates.
+    /// Consecutive candidates share them. **O(k log k)** for k indexes.
+    private func neighbors(ofCandidatesAt indexes: [Int]) -> [Int: (ObjectIdentifier?, ObjectIdentifier?)] {
+        guard let entries else { return [:] }
+        let sorted = indexes.sorted()
+        var result: [Int: (ObjectIdentifier?, ObjectIdentifier?)] = Dictionary(minimumCapacity: sorted.count)
+        var runStart = 0
+        while runStart < sorted.count {
+            var runEnd = runStart
+            while runEnd + 1 < sorted.count, sorted[runEnd + 1] == sorted[runEnd] + 1 { runEnd += 1 }
+            let before = sorted[runStart] - 1
+            let after = sorted[runEnd] + 1
+            let pair = (before >= 0 ? ObjectIdentifier(entries[before].object) : nil,
+                        after < entries.count ? ObjectIdentifier(entries[after].object) : nil)
+            for position in runStart...runEnd { result[sorted[position]] = pair }
+            runStart = runEnd + 1
+        }
+        return result
+    }
+
+    /// Replaces the entries of `removing` with `incoming` in one pass: keeps
+    /// the others in order, sorts the incoming ones and merges both.
+    /// **O(n + k log k)**.
+    private func mergeEntries(_ incoming: [(object: Result, key: SortKey)], removing: [ObjectIdentifier: Result]) {
+        let kept = entries!.filter { removing[ObjectIdentifier($0.object)] == nil }
+        let sortedIncoming = incoming.sorted { less($0.key, $1.key) }
+        var merged: [(object: Result, key: SortKey)] = []
+        merged.reserveCapacity(kept.count + sortedIncoming.count)
+        var keptIndex = 0, incomingIndex = 0
+        while keptIndex < kept.count || incomingIndex < sortedIncoming.count {
+            if incomingIndex < sortedIncoming.count,
+               keptIndex == kept.count || less(sortedIncoming[incomingIndex].key, kept[keptIndex].key) {
+                merged.append(sortedIncoming[incomingIndex])
+                incomingIndex += 1
+            } else {
+                merged.append(kept[keptIndex])
+                keptIndex += 1
+            }
+        }
+        entries = merged
+        rebuildSections()
     }
 
     /// Removes one entry, keeping section ranges in step. **O(sections)** plus the array move.

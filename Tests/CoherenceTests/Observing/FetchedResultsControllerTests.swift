@@ -1,6 +1,7 @@
 import Coherence
 import Foundation
 import PropertyBased
+import Synchronization
 import Testing
 
 /// Records a controller's delegate calls.
@@ -210,9 +211,28 @@ struct FetchedResultsControllerTests {
         }
     }
 
-    private func checkChanges(_ steps: [Int]) throws {
+    /// The same with many changes per notification (each step touches 12
+    /// objects; changes are processed every 6 steps), which takes the
+    /// controller's one-pass path for large changes.
+    @Test func largeChangesReproduceTheNewResults() async {
+        let largest = Mutex(0)
+        await propertyCheck(count: 60, input: Gen.int(in: 0...10_000).array(of: 20...60)) { steps in
+            do {
+                let reported = try checkChanges(steps, fanOut: 12, processEvery: 6)
+                largest.withLock { $0 = max($0, reported) }
+            } catch {
+                Issue.record("steps \(steps) threw \(error)")
+            }
+        }
+        #expect(largest.withLock { $0 } > 64, "some notification carried more changes than the one-by-one path handles")
+    }
+
+    /// Runs `steps`, checking the delegate's copy after each notification;
+    /// returns the largest number of object changes one notification reported.
+    @discardableResult
+    private func checkChanges(_ steps: [Int], fanOut: Int = 1, processEvery: Int = 1) throws -> Int {
         let context = try TestStack.context()
-        try context.performAndWait {
+        return try context.performAndWait {
             let servers = ["a", "b", "c"].map { name in
                 let server = Server(context: context)
                 server.name = name
@@ -225,21 +245,24 @@ struct FetchedResultsControllerTests {
             controller.delegate = delegate
             try controller.performFetch()
             delegate.sections = controller.sections!.map { ($0.name, $0.objects.map(ObjectIdentifier.init)) }
-            for step in steps {
-                let pick = step / 8
-                let live = items.filter { $0.managedObjectContext === context && !$0.isDeleted }
-                switch step % 6 {
-                case 0, 1:
-                    let item = FeedItem(context: context)
-                    item.title = "t\(pick % 30)"
-                    item.server = pick % 5 == 0 ? nil : servers[pick % 3]
-                    items.append(item)
-                case 2 where !live.isEmpty: live[pick % live.count].title = "t\(pick % 30)"
-                case 3 where !live.isEmpty: live[pick % live.count].read.toggle()
-                case 4 where !live.isEmpty: live[pick % live.count].server = servers[pick % 3]
-                case 5 where !live.isEmpty: try context.delete(live[pick % live.count])
-                default: break
+            for (number, step) in steps.enumerated() {
+                for fan in 0..<fanOut {
+                    let pick = step / 8 + fan * 7
+                    let live = items.filter { $0.managedObjectContext === context && !$0.isDeleted }
+                    switch step % 6 {
+                    case 0, 1:
+                        let item = FeedItem(context: context)
+                        item.title = "t\(pick % 30)"
+                        item.server = pick % 5 == 0 ? nil : servers[pick % 3]
+                        items.append(item)
+                    case 2 where !live.isEmpty: live[pick % live.count].title = "t\(pick % 30)"
+                    case 3 where !live.isEmpty: live[pick % live.count].read.toggle()
+                    case 4 where !live.isEmpty: live[pick % live.count].server = servers[pick % 3]
+                    case 5 where !live.isEmpty: try context.delete(live[pick % live.count])
+                    default: break
+                    }
                 }
+                guard (number + 1) % processEvery == 0 || number == steps.count - 1 else { continue }
                 context.processPendingChanges()
                 let expected = controller.sections!.map { ($0.name, $0.objects.map(ObjectIdentifier.init)) }
                 #expect(delegate.sections.map(\.0) == expected.map(\.0), "sections after \(steps)")
@@ -247,6 +270,7 @@ struct FetchedResultsControllerTests {
                 let fresh = try context.fetch(request)
                 #expect(Set(fresh.map(ObjectIdentifier.init)) == Set(expected.flatMap(\.1)), "same objects as a fetch")
             }
+            return delegate.largestChange
         }
     }
 }
@@ -260,12 +284,16 @@ final class ApplyingDelegate: FetchedResultsControllerDelegate {
     private var insertedSections: [(Int, String)] = []
     private var deletions: [IndexPath] = []
     private var insertions: [(IndexPath, ObjectIdentifier)] = []
+    private var objectChanges = 0
+    /// The most object changes one notification reported.
+    private(set) var largestChange = 0
 
     func controllerWillChangeContent(_ controller: AnyObject) {
         deletedSections = []
         insertedSections = []
         deletions = []
         insertions = []
+        objectChanges = 0
     }
 
     func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
@@ -275,6 +303,8 @@ final class ApplyingDelegate: FetchedResultsControllerDelegate {
 
     func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
+        objectChanges += 1
+        largestChange = max(largestChange, objectChanges)
         switch type {
         case .delete: deletions.append(indexPath!)
         case .insert: insertions.append((newIndexPath!, ObjectIdentifier(object)))
