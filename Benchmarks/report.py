@@ -12,6 +12,7 @@ import sys
 from datetime import datetime, timezone
 
 UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
+COUNTS = {"#": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def load(path):
@@ -27,6 +28,8 @@ def load(path):
             toggles = re.search(r" \((\d+) toggles\)$", name)
             if toggles:
                 value *= 1000 / int(toggles.group(1))
+        else:
+            value *= COUNTS.get(entry["unit"], 1)
         name = re.sub(r" \(\d+ toggles\)$", "", name)
         results.setdefault(name, {})[metric] = value
     return results

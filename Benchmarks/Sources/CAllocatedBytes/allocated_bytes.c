@@ -1,4 +1,5 @@
 #include "allocated_bytes.h"
+#include <stdlib.h> // defines __GLIBC__ on glibc systems
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
