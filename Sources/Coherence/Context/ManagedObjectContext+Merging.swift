@@ -94,13 +94,24 @@ extension ManagedObjectContext {
         mergeChunk(work[...], budget: budget)
     }
 
+    /// How many objects the first chunk of a budgeted merge takes.
+    static var calibrationChunk: Int { 64 }
+
     private enum MergeKind: Sendable {
         case deleted, updated, inserted
     }
 
-    private func mergeChunk(_ work: ArraySlice<(MergeKind, ManagedObjectID)>, budget: Duration?) {
+    /// Merges `work` on this queue. With a budget, a chunk stops when its
+    /// merging plus the expected cost of announcing it (processing, the
+    /// notification and its observers, measured per object on the previous
+    /// chunk) reaches the budget; the rest goes on in a later turn of the
+    /// queue. The first chunk takes at most ``calibrationChunk`` objects
+    /// (and stops at the budget) to learn that cost.
+    private func mergeChunk(_ work: ArraySlice<(MergeKind, ManagedObjectID)>, budget: Duration?,
+                            announcingCostPerObject: Duration? = nil) {
         let clock = ContinuousClock()
         let start = clock.now
+        var count = 0
         var merged = ObjectIDChanges()
         var gone: [ManagedObject] = []
         var rest = work
@@ -132,8 +143,16 @@ extension ManagedObjectContext {
                 guard registered[id] == nil, coordinator.managedObjectModel.entity(for: id.objectClass) != nil else { break }
                 tracker.pendingInserted.insert(object(with: id))
             }
-            if let budget, clock.now - start >= budget { break }
+            count += 1
+            if let budget {
+                guard let perObject = announcingCostPerObject else {
+                    if count >= Self.calibrationChunk || clock.now - start >= budget { break }
+                    continue
+                }
+                if clock.now - start + perObject * count >= budget { break }
+            }
         }
+        let announcing = clock.now
         processPendingChanges()
         for object in gone {
             invalidate(object, notify: !object.isFault)
@@ -142,7 +161,8 @@ extension ManagedObjectContext {
              userInfo: ContextDidMergeChanges(context: self, objectIDs: merged).userInfo)
         if !rest.isEmpty {
             let remaining = rest
-            perform { self.mergeChunk(remaining, budget: budget) }
+            let perObject = (clock.now - announcing) / max(count, 1)
+            perform { self.mergeChunk(remaining, budget: budget, announcingCostPerObject: perObject) }
         }
     }
 }

@@ -168,7 +168,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The longest an automatic merge keeps this context's queue busy at a
     /// time: a larger save is merged in chunks, each posting one coalesced
     /// didChangeObjects (and didMergeChangesObjectIDs), with the queue free
-    /// for other work in between. `nil` (the default) merges each save at once.
+    /// for other work in between. The budget covers announcing a chunk too
+    /// (processing, notification, observers such as fetched results
+    /// controllers), estimated from the previous chunk; the first chunk
+    /// takes at most 64 objects to measure it. It is a target, not a
+    /// guarantee: one object, or a slow observer, can exceed it. `nil` (the
+    /// default) merges each save at once.
     public var automaticMergeBudget: Duration? {
         get { configuration.withLock { $0.automaticMergeBudget } }
         set { configuration.withLock { $0.automaticMergeBudget = newValue } }

@@ -207,11 +207,21 @@ extension FetchedResultsController {
     private func report(sectionChanges: [(name: String, type: FetchedResultsChangeType, index: Int)],
                         changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)]) {
         guard !sectionChanges.isEmpty || !changes.isEmpty else { return }
-        let order: [FetchedResultsChangeType: Int] = [.delete: 0, .insert: 1, .move: 2, .update: 3]
-        let sortedChanges = changes.sorted { lhs, rhs in
-            if lhs.type != rhs.type { return order[lhs.type]! < order[rhs.type]! }
-            return (lhs.old ?? lhs.new!) < (rhs.old ?? rhs.new!)
+        // Core Data's order: deletions, insertions, moves, updates, each by
+        // index path. Sorted on plain integers, computed once per change.
+        func rank(_ type: FetchedResultsChangeType) -> Int {
+            switch type {
+            case .delete: 0
+            case .insert: 1
+            case .move: 2
+            case .update: 3
+            }
         }
+        let sortKeys = changes.map { change -> (Int, Int, Int) in
+            let path = change.old ?? change.new!
+            return (rank(change.type), path.sectionIndex, path.itemIndex)
+        }
+        let sortedChanges = changes.indices.sorted { sortKeys[$0] < sortKeys[$1] }.map { changes[$0] }
         let sortedSections = sectionChanges.sorted { ($0.type == .delete ? 0 : 1, $0.index) < ($1.type == .delete ? 0 : 1, $1.index) }
         if let delegate {
             delegate.controllerWillChangeContent(self)
