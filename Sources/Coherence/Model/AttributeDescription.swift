@@ -58,18 +58,38 @@ protocol AttributeAccess: Sendable {
     func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool
 }
 
-/// The ``AttributeAccess`` of an `Attribute<Value>` at a byte offset in its object.
-struct AttributeSlot<Value>: AttributeAccess {
+/// A property wrapper that keeps its value inline in its object
+/// (``Attribute`` and ``Derived``).
+protocol InlineValueWrapper {
+    associatedtype Value
+    var storage: Value? { get set }
+    /// Whether key-value writes (`setValue(_:forKey:)`) may set it; derived
+    /// values are set only by their derivation.
+    static var acceptsWrites: Bool { get }
+}
+
+extension Attribute: InlineValueWrapper {
+    static var acceptsWrites: Bool { true }
+}
+
+extension Derived: InlineValueWrapper {
+    static var acceptsWrites: Bool { false }
+}
+
+/// The ``AttributeAccess`` of an inline wrapper (`Attribute<Value>` or
+/// `Derived<Value>`) at a byte offset in its object.
+struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
+    typealias Value = Wrapper.Value
     let offset: Int
     let codec: ValueCodec<Value>
 
     var valueType: Any.Type { Value.self }
 
     @inline(__always)
-    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Attribute<Value>> {
+    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Wrapper> {
         UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
             .advanced(by: offset)
-            .assumingMemoryBound(to: Attribute<Value>.self)
+            .assumingMemoryBound(to: Wrapper.self)
     }
 
     func storeValue(of object: ManagedObject) throws -> StoreValue? {
@@ -101,6 +121,7 @@ struct AttributeSlot<Value>: AttributeAccess {
     }
 
     func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool {
+        guard Wrapper.acceptsWrites else { return false }
         if let typed = value as? Value {
             pointer(object).pointee.storage = typed
             return true
@@ -123,7 +144,7 @@ extension Attribute: AttributeWrapper {
         guard let codec = ValueCodec<Value>.make() else {
             throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
         }
-        let slot = AttributeSlot<Value>(offset: offset, codec: codec)
+        let slot = AttributeSlot<Attribute<Value>>(offset: offset, codec: codec)
         let defaultValue: StoreValue?
         do {
             defaultValue = try slot.storeValue(of: prototype)

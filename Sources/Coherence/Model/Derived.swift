@@ -149,58 +149,12 @@ extension Derived: DerivedWrapper {
         guard let codec = ValueCodec<Value>.make() else {
             throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
         }
-        let slot = DerivedSlot<Value>(offset: offset, codec: codec)
+        let slot = AttributeSlot<Derived<Value>>(offset: offset, codec: codec)
         let wrapper = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
             .advanced(by: offset).assumingMemoryBound(to: Derived<Value>.self).pointee
         let defaultValue = try? slot.storeValue(of: prototype)
         let attribute = AttributeDescription(name: name, index: index, attributeType: codec.attributeType,
                                              isOptional: codec.isOptional, defaultValue: defaultValue, access: slot, isDerived: true)
         return (attribute, wrapper.declaration)
-    }
-}
-
-/// The ``AttributeAccess`` of a `Derived<Value>` at a byte offset in its object.
-struct DerivedSlot<Value>: AttributeAccess {
-    let offset: Int
-    let codec: ValueCodec<Value>
-
-    var valueType: Any.Type { Value.self }
-
-    @inline(__always)
-    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Derived<Value>> {
-        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-            .advanced(by: offset)
-            .assumingMemoryBound(to: Derived<Value>.self)
-    }
-
-    func storeValue(of object: ManagedObject) throws -> StoreValue? {
-        guard let value = pointer(object).pointee.storage else { return nil }
-        return try codec.encode(value)
-    }
-
-    func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws {
-        pointer(object).pointee.storage = try codec.decode(value)
-    }
-
-    func clearValue(of object: ManagedObject) {
-        pointer(object).pointee.storage = nil
-    }
-
-    func swiftValue(_ value: StoreValue) throws -> Any {
-        try codec.decode(value)
-    }
-
-    func currentSwiftValue(of object: ManagedObject) -> Any? {
-        pointer(object).pointee.storage.map { $0 as Any }
-    }
-
-    func storeValue(forSwiftValue value: Any?) throws -> StoreValue? {
-        if let typed = value as? Value { return try codec.encode(typed) }
-        if value == nil || value is NSNull { return codec.isOptional ? .null : nil }
-        return nil
-    }
-
-    func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool {
-        false // derived values are not set from outside
     }
 }
