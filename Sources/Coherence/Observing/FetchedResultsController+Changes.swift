@@ -9,7 +9,13 @@ extension FetchedResultsController {
         let oldKey: SortKey?
         let oldIndex: Int?
         var newKey: SortKey?
-        var oldNeighbors: (ObjectIdentifier?, ObjectIdentifier?) = (nil, nil)
+        var oldNeighbors = Neighbors(before: nil, after: nil)
+    }
+
+    /// The nearest unchanged objects before and after a changed one.
+    private struct Neighbors: Hashable {
+        let before: ObjectIdentifier?
+        let after: ObjectIdentifier?
     }
 
     func process(_ change: ObjectsDidChange) {
@@ -104,7 +110,7 @@ extension FetchedResultsController {
             }
         }
         // Objects sharing a gap between the same neighbours must keep their order.
-        let groups = Dictionary(grouping: stayers) { "\(String(describing: $0.candidate.oldNeighbors.0))|\(String(describing: $0.candidate.oldNeighbors.1))" }
+        let groups = Dictionary(grouping: stayers) { $0.candidate.oldNeighbors }
         for group in groups.values {
             let oldOrder = group.sorted { $0.candidate.oldIndex! < $1.candidate.oldIndex! }.map { ObjectIdentifier($0.candidate.object) }
             let newOrder = group.sorted { $0.newIndex < $1.newIndex }.map { ObjectIdentifier($0.candidate.object) }
@@ -139,18 +145,18 @@ extension FetchedResultsController {
     /// For each of `indexes` (the positions of every candidate in the list),
     /// the nearest objects before and after it that are not candidates.
     /// Consecutive candidates share them. **O(k log k)** for k indexes.
-    private func neighbors(ofCandidatesAt indexes: [Int]) -> [Int: (ObjectIdentifier?, ObjectIdentifier?)] {
+    private func neighbors(ofCandidatesAt indexes: [Int]) -> [Int: Neighbors] {
         guard let entries else { return [:] }
         let sorted = indexes.sorted()
-        var result: [Int: (ObjectIdentifier?, ObjectIdentifier?)] = Dictionary(minimumCapacity: sorted.count)
+        var result: [Int: Neighbors] = Dictionary(minimumCapacity: sorted.count)
         var runStart = 0
         while runStart < sorted.count {
             var runEnd = runStart
             while runEnd + 1 < sorted.count, sorted[runEnd + 1] == sorted[runEnd] + 1 { runEnd += 1 }
             let before = sorted[runStart] - 1
             let after = sorted[runEnd] + 1
-            let pair = (before >= 0 ? ObjectIdentifier(entries[before].object) : nil,
-                        after < entries.count ? ObjectIdentifier(entries[after].object) : nil)
+            let pair = Neighbors(before: before >= 0 ? ObjectIdentifier(entries[before].object) : nil,
+                                 after: after < entries.count ? ObjectIdentifier(entries[after].object) : nil)
             for position in runStart...runEnd { result[sorted[position]] = pair }
             runStart = runEnd + 1
         }
