@@ -63,18 +63,10 @@ protocol AttributeAccess: Sendable {
 protocol InlineValueWrapper {
     associatedtype Value
     var storage: Value? { get set }
-    /// Whether key-value writes (`setValue(_:forKey:)`) may set it; derived
-    /// values are set only by their derivation.
-    static var acceptsWrites: Bool { get }
 }
 
-extension Attribute: InlineValueWrapper {
-    static var acceptsWrites: Bool { true }
-}
-
-extension Derived: InlineValueWrapper {
-    static var acceptsWrites: Bool { false }
-}
+extension Attribute: InlineValueWrapper {}
+extension Derived: InlineValueWrapper {}
 
 /// The ``AttributeAccess`` of an inline wrapper (`Attribute<Value>` or
 /// `Derived<Value>`) at a byte offset in its object.
@@ -121,7 +113,6 @@ struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
     }
 
     func setSwiftValue(_ value: Any?, of object: ManagedObject) -> Bool {
-        guard Wrapper.acceptsWrites else { return false }
         if let typed = value as? Value {
             pointer(object).pointee.storage = typed
             return true
