@@ -35,7 +35,7 @@ extension FetchedResultsController {
         for object in change.invalidated.union(change.invalidatedAll) { consider(object) }
         if !dependents.isEmpty {
             for object in change.updated.union(change.refreshed) {
-                for dependent in dependents[object.objectID] ?? [] {
+                for dependent in dependents[ObjectIdentifier(object)] ?? [] {
                     if let result = tracked[dependent] { found[dependent] = result }
                 }
             }

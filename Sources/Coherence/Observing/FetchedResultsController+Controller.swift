@@ -43,8 +43,12 @@ public final class FetchedResultsController<Result: ManagedObject> {
     /// Sections as (name, first index, count).
     var sectionRanges: [(name: String, start: Int, count: Int)] = []
     /// For each watched destination, the tracked objects that point to it.
-    var dependents: [ManagedObjectID: Set<ObjectIdentifier>] = [:]
-    var dependentTargets: [ObjectIdentifier: [ManagedObjectID]] = [:]
+    /// Keyed by the destination object, which keeps its identity when a save
+    /// makes its ID permanent; ``destinations`` holds those objects.
+    var dependents: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+    var dependentTargets: [ObjectIdentifier: [ObjectIdentifier]] = [:]
+    /// The watched destinations, retained so that their identities stay valid.
+    var destinations: [ObjectIdentifier: ManagedObject] = [:]
     private var observation: ContextObservation?
     let snapshotStreams = SnapshotStreams()
     private let sectionsDescending: Bool
@@ -88,6 +92,7 @@ public final class FetchedResultsController<Result: ManagedObject> {
         tracked = Dictionary(uniqueKeysWithValues: objects.map { (ObjectIdentifier($0), $0) })
         dependents = [:]
         dependentTargets = [:]
+        destinations = [:]
         for object in objects { track(object) }
         rebuildSections()
         if observation == nil {
@@ -191,7 +196,13 @@ public final class FetchedResultsController<Result: ManagedObject> {
 
     func track(_ object: Result) {
         guard !refreshing.isEmpty else { return }
-        let targets = refreshing.compactMap { $0.access.storage(of: object).loadedIDs?.first }
+        let context = managedObjectContext
+        let targets = refreshing.compactMap { relationship -> ObjectIdentifier? in
+            guard let id = relationship.access.storage(of: object).loadedIDs?.first else { return nil }
+            let destination = context.object(with: id)
+            destinations[ObjectIdentifier(destination)] = destination
+            return ObjectIdentifier(destination)
+        }
         dependentTargets[ObjectIdentifier(object)] = targets
         for target in targets { dependents[target, default: []].insert(ObjectIdentifier(object)) }
     }
@@ -199,7 +210,10 @@ public final class FetchedResultsController<Result: ManagedObject> {
     func untrack(_ object: Result) {
         for target in dependentTargets.removeValue(forKey: ObjectIdentifier(object)) ?? [] {
             dependents[target]?.remove(ObjectIdentifier(object))
-            if dependents[target]?.isEmpty == true { dependents[target] = nil }
+            if dependents[target]?.isEmpty == true {
+                dependents[target] = nil
+                destinations[target] = nil
+            }
         }
     }
 }

@@ -176,6 +176,33 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    /// Found in review: the watched destinations were keyed by object ID, so
+    /// a destination inserted after the fetch went unheard once a save had
+    /// made its ID permanent.
+    @Test(arguments: StoreKind.allCases) func dependentKeyPathsSurviveTheSaveOfANewDestination(store: StoreKind) throws {
+        let (context, _) = try seeded(store)
+        try context.performAndWait {
+            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)])
+            request.relationshipKeyPathsForRefreshing = ["server"]
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
+            let delegate = RecordingDelegate()
+            controller.delegate = delegate
+            try controller.performFetch()
+            let server = Server(context: context)
+            server.name = "0"                                      // sorts first
+            let item = FeedItem(context: context)
+            item.title = "new"
+            item.server = server
+            try context.save()
+            #expect(controller.fetchedObjects?.first === item)
+            delegate.events = []
+            server.name = "zz"                                     // its item now sorts last
+            context.processPendingChanges()
+            #expect(controller.fetchedObjects?.last === item, "the item follows its renamed server")
+            #expect(delegate.events.contains("move"))
+        }
+    }
+
     @Test func snapshotsAsAnAsyncSequence() async throws {
         let (context, _) = try seeded(.inMemory)
         let (controller, stream) = try await context.perform {
