@@ -13,10 +13,14 @@ func fetchedResultsBenchmarks() {
             (benchmark: Benchmark, state: (ManagedObjectContext, [Item], FetchedResultsController<Item>)) in
             let (context, items, controller) = state
             context.performAndWait {
+                // Each iteration (warm-up included) has its own number, so it
+                // writes values no earlier one wrote: every write is a real
+                // change the controller places.
+                let round = Int64(benchmark.currentIteration)
                 for change in 0..<changes {
                     // A new sort key: the object moves (a move implies an update).
                     let item = items[(change &* 7_919) % items.count]
-                    item.i0 = Int64((change &* 104_729) % (count * 2))
+                    item.i0 = Int64((change &* 104_729) % (count * 2)) &* 1_000_003 &+ round
                     context.processPendingChanges()
                 }
             }
@@ -24,16 +28,9 @@ func fetchedResultsBenchmarks() {
         } setup: {
             let context = try Stack.context(Stack.itemModel, .inMemory)
             return try context.performAndWait {
-                let items = (0..<count).map { i in
-                    let item = Item(context: context)
-                    item.fill(Int64(i * 2))
-                    return item
-                }
+                let items = Stack.insertItems(count, in: context)
                 try context.save()
-                let controller = FetchedResultsController(
-                    fetchRequest: FetchRequest<Item>(sortBy: [SortDescriptor(\.i0)]), managedObjectContext: context)
-                try controller.performFetch()
-                return (context, items, controller)
+                return (context, items, try Stack.itemController(in: context))
             }
         }
     }

@@ -14,28 +14,17 @@ final class MergeStack {
     private var round: Int64 = 0
 
     init(count: Int, automaticMergeBudget: Duration?) throws {
-        let url = Stack.newFile("Merge.sqlite")
-        let coordinator = PersistentStoreCoordinator(managedObjectModel: Stack.itemModel)
-        try coordinator.addPersistentStore(.sqlite(url))
+        let coordinator = try Stack.coordinator(Stack.itemModel, .sqlite(Stack.newFile("Merge.sqlite")))
         background = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         view = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let background = background
         items = try background.performAndWait {
-            let items = (0..<count).map { i in
-                let item = Item(context: background)
-                item.fill(Int64(i))
-                return item
-            }
+            let items = Stack.insertItems(count, in: background)
             try background.save()
             return items
         }
         let view = view
-        controller = try view.performAndWait {
-            let controller = FetchedResultsController(
-                fetchRequest: FetchRequest<Item>(sortBy: [SortDescriptor(\.i0)]), managedObjectContext: view)
-            try controller.performFetch()
-            return controller
-        }
+        controller = try view.performAndWait { try Stack.itemController(in: view) }
         if let automaticMergeBudget {
             view.automaticMergeBudget = automaticMergeBudget
             view.automaticallyMergesChangesFromParent = true
@@ -70,6 +59,8 @@ final class MergeStack {
 func mergingBenchmarks() {
     let count = 10_000
     let stallMetric = BenchmarkMetric.custom("longest stall (us)", polarity: .prefersSmaller, useScalingFactor: false)
+    // Plain counts: no rounding to thousands in the export.
+    let stallConfiguration = Benchmark.Configuration(metrics: [.wallClock, stallMetric], units: [stallMetric: .count])
 
     Benchmark("merge/save") { benchmark, stack in
         stack.changeEveryItem()
@@ -94,7 +85,7 @@ func mergingBenchmarks() {
     // Automatic merging in chunks of at most 5 ms: how long does other work
     // wait for the view context's queue while the merge runs? A probe asks
     // for the queue again and again and records its longest wait.
-    Benchmark("merge/automatic", configuration: .init(metrics: [.wallClock, stallMetric])) { benchmark, stack in
+    Benchmark("merge/automatic", configuration: stallConfiguration) { benchmark, stack in
         stack.changeEveryItem()
         let clock = ContinuousClock()
         let merged = Mutex(0)

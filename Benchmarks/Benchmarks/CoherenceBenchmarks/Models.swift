@@ -45,11 +45,36 @@ enum Stack {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// A context on a new coordinator over `description`.
-    static func context(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> ManagedObjectContext {
+    /// A new coordinator with one store.
+    static func coordinator(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(description)
-        return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        return coordinator
+    }
+
+    /// A context on a new coordinator over `description`.
+    static func context(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator(model, description))
+    }
+
+    /// Inserts items `start..<start + count` (row i holds i) into `context`;
+    /// call on its queue.
+    @discardableResult
+    static func insertItems(_ count: Int, from start: Int = 0, in context: ManagedObjectContext) -> [Item] {
+        (start..<start + count).map { i in
+            let item = Item(context: context)
+            item.fill(Int64(i))
+            return item
+        }
+    }
+
+    /// A fetched results controller over every item, sorted by `i0`, fetched;
+    /// call on the context's queue.
+    static func itemController(in context: ManagedObjectContext) throws -> FetchedResultsController<Item> {
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<Item>(sortBy: [SortDescriptor(\.i0)]), managedObjectContext: context)
+        try controller.performFetch()
+        return controller
     }
 
     /// An SQLite file holding `count` items (row i holds i), written by
@@ -59,7 +84,7 @@ enum Stack {
         let context = try self.context(itemModel, .sqlite(url))
         try context.performAndWait {
             for start in stride(from: 0, to: count, by: 50_000) {
-                for i in start..<min(count, start + 50_000) { Item(context: context).fill(Int64(i)) }
+                insertItems(min(50_000, count - start), from: start, in: context)
                 try context.save()
                 context.reset()
             }
