@@ -84,22 +84,25 @@ extension ManagedObjectContext {
     /// Applies committed changes made elsewhere, then announces them: at
     /// once, or, with a `budget`, in chunks that each keep the queue busy for
     /// about that long, post one didChangeObjects and didMergeChangesObjectIDs,
-    /// and leave the rest to a later turn of the queue.
+    /// and leave the rest to a later turn of the queue. Work of successive
+    /// saves is applied in order: a budgeted merge still in progress takes
+    /// the new work after its own, and a merge without a budget finishes
+    /// everything pending first.
     func mergeRemoteChanges(_ changes: ObjectIDChanges, budget: Duration? = nil) {
         _assertOnQueue()
         coordinator.rowCache.commit(changed: changes.updated.union(changes.deleted), saved: [])
-        let work = changes.deleted.map { (MergeKind.deleted, $0) }
-            + changes.updated.subtracting(changes.deleted).map { (MergeKind.updated, $0) }
-            + changes.inserted.map { (MergeKind.inserted, $0) }
-        mergeChunk(work[...], budget: budget)
+        let inProgress = !mergeBacklog.isEmpty
+        mergeBacklog += changes.deleted.map { MergeWork(kind: .deleted, id: $0) }
+            + changes.updated.subtracting(changes.deleted).map { MergeWork(kind: .updated, id: $0) }
+            + changes.inserted.map { MergeWork(kind: .inserted, id: $0) }
+        // A chunk of the merge in progress is already scheduled.
+        if inProgress, budget != nil { return }
+        mergeChunk(budget: budget)
     }
 
     /// How many objects the first chunk of a budgeted merge takes.
     static var calibrationChunk: Int { 64 }
 
-    private enum MergeKind: Sendable {
-        case deleted, updated, inserted
-    }
 
     /// Merges `work` on this queue. With a budget, a chunk stops when its
     /// merging plus the expected cost of announcing it (processing, the
@@ -107,16 +110,16 @@ extension ManagedObjectContext {
     /// chunk) reaches the budget; the rest goes on in a later turn of the
     /// queue. The first chunk takes at most ``calibrationChunk`` objects
     /// (and stops at the budget) to learn that cost.
-    private func mergeChunk(_ work: ArraySlice<(MergeKind, ManagedObjectID)>, budget: Duration?,
-                            announcingCostPerObject: Duration? = nil) {
+    private func mergeChunk(budget: Duration?, announcingCostPerObject: Duration? = nil) {
+        guard !mergeBacklog.isEmpty else { return } // drained by a merge without a budget
         let clock = ContinuousClock()
         let start = clock.now
         var count = 0
         var merged = ObjectIDChanges()
         var gone: [ManagedObject] = []
-        var rest = work
-        while let (kind, id) = rest.popFirst() {
-            switch kind {
+        while let work = mergeBacklog.popFirst() {
+            let id = work.id
+            switch work.kind {
             case .deleted:
                 merged.deleted.insert(id)
                 guard let object = registered[id] else { break }
@@ -159,10 +162,19 @@ extension ManagedObjectContext {
         }
         post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
              userInfo: ContextDidMergeChanges(context: self, objectIDs: merged).userInfo)
-        if !rest.isEmpty {
-            let remaining = rest
+        if !mergeBacklog.isEmpty {
             let perObject = (clock.now - announcing) / max(count, 1)
-            perform { self.mergeChunk(remaining, budget: budget, announcingCostPerObject: perObject) }
+            perform { self.mergeChunk(budget: budget, announcingCostPerObject: perObject) }
         }
     }
+}
+
+/// One object of a merge: what happened to it elsewhere.
+struct MergeWork: Sendable {
+    enum Kind: Sendable {
+        case deleted, updated, inserted
+    }
+
+    let kind: Kind
+    let id: ManagedObjectID
 }

@@ -64,6 +64,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var registered = IdentityMap()
     var tracker = ChangeTracker()
     var derivations = DerivationState()
+    /// Merge work not applied yet, in the order the saves arrived.
+    var mergeBacklog: ArraySlice<MergeWork> = []
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool

@@ -4,6 +4,40 @@ import Testing
 
 @Suite("Concurrent saves and merges")
 struct ConcurrencyStressTests {
+    /// Occupies `context`'s queue until `gate` is signalled (a synchronous
+    /// function, so that `perform` is the enqueueing one, not the async one).
+    private func hold(_ context: ManagedObjectContext, until gate: DispatchSemaphore) {
+        context.perform { gate.wait() }
+    }
+
+    /// Found in review: a chunked merge left its remaining chunks behind a
+    /// later save's merge, so rows inserted by one save and deleted by the
+    /// next came back as registered objects.
+    @Test func chunkedMergesOfSuccessiveSavesApplyInOrder() async throws {
+        let writer = try TestStack.context(.sqlite, name: "writer")
+        let viewer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        viewer.automaticMergeBudget = .zero // one object per chunk
+        viewer.automaticallyMergesChangesFromParent = true
+        var merges = viewer.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        // Hold the viewer's queue so that both saves' merges wait in it.
+        let gate = DispatchSemaphore(value: 0)
+        hold(viewer, until: gate)
+        let ids = try await writer.perform {
+            defer { gate.signal() }
+            let servers = (0..<3).map { _ in Server(context: writer) }
+            try writer.save()                                   // three inserted, merged in three chunks
+            for server in servers { try writer.delete(server) }
+            try writer.save()                                   // and deleted, in three more
+            return servers.map(\.objectID)
+        }
+        var merged: [ObjectIDChanges] = []
+        while merged.count < 6, let merge = await merges.next() { merged.append(merge) }
+        #expect(merged.prefix(3).allSatisfy { $0.inserted.count == 1 && $0.deleted.isEmpty }, "the first save's chunks come first")
+        #expect(merged.suffix(3).allSatisfy { $0.deleted.count == 1 && $0.inserted.isEmpty })
+        let registered = await viewer.perform { ids.filter { viewer.registeredObject(for: $0) != nil }.count }
+        #expect(registered == 0, "nothing deleted comes back")
+    }
+
     @Test func largeAutomaticMergesArriveInChunks() async throws {
         let writer = try TestStack.context(.sqlite, name: "writer")
         let viewer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
