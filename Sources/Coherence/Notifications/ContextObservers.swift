@@ -48,10 +48,13 @@ final class ContextObservers: Sendable {
     }
 
     /// Calls every handler registered for the notification's name, in
-    /// registration order. **Complexity:** O(observers of that notification).
+    /// registration order; one removed meanwhile (by an earlier handler, say)
+    /// is skipped. **Complexity:** O(observers of that notification).
     func deliver(_ notification: Notification) {
         let handlers = state.withLock { $0.entries[notification.name] ?? [] }
-        for (_, entry) in handlers { entry.handler(notification) }
+        for (id, entry) in handlers where state.withLock({ $0.names[id] != nil }) {
+            entry.handler(notification)
+        }
     }
 }
 

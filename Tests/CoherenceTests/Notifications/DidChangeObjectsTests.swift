@@ -203,6 +203,23 @@ struct DidChangeObjectsTests {
         }
     }
 
+    @Test func anObserverCancelledDuringDeliveryIsNotCalled() throws {
+        let context = try TestStack.context()
+        context.performAndWait {
+            var calls: [String] = []
+            var later: ContextObservation?
+            let first = context.addObserver(for: ObjectsDidChange.self) { _ in
+                calls.append("first")
+                later?.cancel()
+            }
+            later = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("later") }
+            _ = Server(context: context)
+            context.processPendingChanges()
+            #expect(calls == ["first"], "cancelled by the first handler, the later one is skipped")
+            withExtendedLifetime(first) {}
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func refreshedObjectsAreReported(store: StoreKind) throws {
         let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
