@@ -37,10 +37,11 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// for deeper paths (`["feedItems"]`, `["server.feedItems"]`): one query
     /// per relationship instead of one per object.
     public var relationshipKeyPathsForPrefetching: [String] = []
-    /// To-one relationships, by name, whose destinations a
-    /// ``FetchedResultsController`` watches: a change of the destination
-    /// (a renamed server) updates, and if needed moves, the objects that point
-    /// to it (items sorted by `server?.name`).
+    /// To-one relationships of the fetched entity, by name, whose
+    /// destinations a ``FetchedResultsController`` watches: a change of the
+    /// destination (a renamed server) updates, and if needed moves, the
+    /// objects that point to it (items sorted by `server?.name`). One level
+    /// only: to-many names and dotted paths are ignored.
     public var relationshipKeyPathsForRefreshing: [String] = []
 
     /// A request for the objects of `Result`'s entity.
