@@ -44,9 +44,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The kind of queue the context is bound to.
     public let concurrencyType: ConcurrencyType
+    /// The queue `perform` submits to: a private serial queue, or the main queue.
     let queue: DispatchQueue
-    /// Set on `queue`, to tell whether code runs on it.
-    let queueKey: DispatchSpecificKey<Bool>
+    /// Who holds a private-queue context now (see ``ContextOwnership``).
+    let ownership: ContextOwnership
 
     private struct Configuration {
         var name: String?
@@ -62,7 +63,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // State confined to the queue.
     var registered = IdentityMap()
-    var tracker = ChangeTracker()
+    var tracker = ChangeTracker() {
+        didSet { scheduleEndOfTurnProcessing() }
+    }
+    /// Whether a main-queue context has asked the main queue to process its
+    /// pending changes at the end of the current turn.
+    var endOfTurnProcessingScheduled = false
     var derivations = DerivationState()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
@@ -77,14 +83,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.concurrencyType = concurrencyType
         configuration = Mutex(Configuration(coordinator: persistentStoreCoordinator))
         isScratch = false
-        queueKey = DispatchSpecificKey<Bool>()
+        ownership = ContextOwnership()
         switch concurrencyType {
         case .mainQueue:
             queue = .main
         case .privateQueue:
             queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
         }
-        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// A context on `context`'s queue that sees only committed values.
@@ -93,7 +98,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
         isScratch = true
         queue = context.queue
-        queueKey = context.queueKey
+        ownership = context.ownership
     }
 
     deinit {
@@ -201,14 +206,21 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // MARK: Queues
 
-    /// Whether the calling code runs on this context's queue.
+    /// Whether the calling code may use this context now.
     ///
-    /// For a main-queue context both the main thread and any thread draining
-    /// the main queue count: on Linux, after `dispatchMain()` the main queue
-    /// (and with it the main actor) runs on a thread that is not the main thread.
+    /// A private-queue context: the thread that holds it, that is, a
+    /// `perform` block on its queue or a `performAndWait` block on the thread
+    /// that called it. A main-queue context: the main thread, or any thread
+    /// draining the main queue (on Linux, after `dispatchMain()`, the main
+    /// queue, and with it the main actor, runs on a thread that is not the
+    /// main thread).
     var isOnQueue: Bool {
-        if DispatchQueue.getSpecific(key: queueKey) == true { return true }
-        return concurrencyType == .mainQueue && Thread.isMainThread
+        switch concurrencyType {
+        case .privateQueue:
+            return ownership.isHeldByCurrentThread
+        case .mainQueue:
+            return Thread.isMainThread || DispatchQueue.getSpecific(key: MainQueueMarker.key) == true
+        }
     }
 
     func _assertOnQueue(touching object: ManagedObject) {
@@ -224,11 +236,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Runs `block` on the context's queue and returns at once. Pending
-    /// changes are processed (and announced) when the block ends.
+    /// changes are processed (and announced) when the block ends, as Core
+    /// Data's `perform(_:)` does.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async {
-            block()
-            self.processPendingChanges()
+            self.runHoldingContext {
+                block()
+                self.processPendingChanges()
+            }
         }
     }
 
@@ -239,33 +254,93 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             queue.async {
-                let result = Result { () throws(E) -> T in try block() }
-                self.processPendingChanges()
+                let result = self.runHoldingContext { () -> Result<T, E> in
+                    let result = Result { () throws(E) -> T in try block() }
+                    self.processPendingChanges()
+                    return result
+                }
                 continuation.resume(returning: result)
             }
         }
         return try result.get()
     }
 
-    /// Runs `block` on the context's queue and waits for it. Called on the
-    /// queue already, it runs `block` at once. Pending changes are processed
-    /// (and announced) when the block ends.
+    /// Runs `block` with exclusive use of the context and waits for it, as
+    /// Core Data's `performAndWait(_:)`: reentrant, and never a deadlock
+    /// where Core Data has none.
+    ///
+    /// - A private-queue context runs `block` **on the calling thread**, once
+    ///   the blocks submitted to its queue before the call have run (the
+    ///   queue is first in, first out). The thread that already holds the context
+    ///   (inside `perform` or `performAndWait`) runs `block` at once. So a
+    ///   block started on the main queue may also use main-queue contexts,
+    ///   and a child may read through its main-queue parent.
+    /// - A main-queue context runs `block` at once when called on the main
+    ///   queue (or main actor); from another thread it waits for the main
+    ///   queue to run it.
+    ///
+    /// Pending changes are processed (and announced) when the block ends.
     @discardableResult
     public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
-        if isOnQueue {
+        try withExclusiveAccess { () throws(E) -> T in
             let result = Result { () throws(E) -> T in try block() }
             processPendingChanges()
             return try result.get()
         }
-        var result: Result<T, E>?
-        withoutActuallyEscaping(block) { block in
-            let box = UncheckedBox(block)
-            queue.sync {
-                result = Result { () throws(E) -> T in try box.value() }
-                self.processPendingChanges()
+    }
+
+    /// Runs `body` with exclusive use of the context, on the calling thread
+    /// where Core Data would (see ``performAndWait(_:)``), without processing
+    /// pending changes: for reads a child makes through its parent.
+    func withExclusiveAccess<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        switch concurrencyType {
+        case .privateQueue:
+            if ownership.isHeldByCurrentThread { return try ownership.withOwnership(body) }
+            // Wait for the blocks submitted before this call (the queue is
+            // FIFO, as Core Data's is), then hold the queue while `body` runs
+            // here, on the calling thread.
+            let turn = QueueTurn()
+            queue.async { turn.hold() }
+            turn.waitForStart()
+            defer { turn.finish() }
+            return try ownership.withOwnership(body)
+        case .mainQueue:
+            if isOnQueue { return try body() }
+            var result: Result<T, E>?
+            withoutActuallyEscaping(body) { body in
+                let box = UncheckedBox(body)
+                queue.sync {
+                    result = Result { () throws(E) -> T in try box.value() }
+                }
             }
+            return try result!.get()
         }
-        return try result!.get()
+    }
+
+    /// Runs a block that `perform` submitted, on the context's queue.
+    private func runHoldingContext<T>(_ body: () -> T) -> T {
+        switch concurrencyType {
+        case .privateQueue: ownership.withOwnership(body)
+        case .mainQueue: body()
+        }
+    }
+
+    /// Core Data processes a main-queue context's pending changes at the end
+    /// of each run-loop turn, so a change made on the main queue outside any
+    /// `perform` block is announced without a save or an explicit
+    /// ``processPendingChanges()``. The first pending change of a turn asks
+    /// the main queue for one coalesced processing after the work already
+    /// queued; changes processed sooner (end of a `perform` block, save,
+    /// fetch) leave it nothing to do.
+    private func scheduleEndOfTurnProcessing() {
+        guard concurrencyType == .mainQueue, !endOfTurnProcessingScheduled, !isScratch,
+              tracker.hasPendingNotification else { return }
+        endOfTurnProcessingScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            self.endOfTurnProcessingScheduled = false
+            self.processPendingChanges()
+        }
     }
 
     // MARK: Registered objects

@@ -28,7 +28,7 @@ struct ParentSource: ObjectSource {
     let parent: ManagedObjectContext
 
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        try parent.performAndWait { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
+        try parent.withExclusiveAccess { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
     }
 
     func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
@@ -36,15 +36,15 @@ struct ParentSource: ObjectSource {
     }
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
-        try parent.performAndWait { () throws -> [Snapshot] in try parent.childSnapshots(of: entity) }
+        try parent.withExclusiveAccess { () throws -> [Snapshot] in try parent.childSnapshots(of: entity) }
     }
 
     func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
-        try parent.performAndWait { () throws -> [Snapshot] in try objectIDs.compactMap { try parent.childSnapshot(for: $0) } }
+        try parent.withExclusiveAccess { () throws -> [Snapshot] in try objectIDs.compactMap { try parent.childSnapshot(for: $0) } }
     }
 
     func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
-        try parent.performAndWait { () throws -> Set<ManagedObjectID> in
+        try parent.withExclusiveAccess { () throws -> Set<ManagedObjectID> in
             let objectID = parent.tracker.translated(objectID)
             guard let object = parent.registeredObject(for: objectID), !object.isFault else {
                 return try parent.source.relatedObjectIDs(of: objectID, relationship: relationship)
