@@ -40,6 +40,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case privateQueue
         /// The context is bound to the main queue.
         case mainQueue
+
+        /// Core Data's name for ``privateQueue``
+        /// (`NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType`),
+        /// so `ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)`
+        /// reads as it does with Core Data.
+        public static let privateQueueConcurrencyType = ConcurrencyType.privateQueue
+        /// Core Data's name for ``mainQueue``
+        /// (`NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType`).
+        public static let mainQueueConcurrencyType = ConcurrencyType.mainQueue
     }
 
     /// The kind of queue the context is bound to.
