@@ -113,7 +113,7 @@ final class Reader: FetchedResultsControllerDelegate {
             items[4].read = true
             items[5].read = true
         }
-        try step("Delete \(items[1].title)") { try context.delete(items[1]) }
+        try step("Delete \(items[1].title)") { context.delete(items[1]) }
         try step("Move \(items[3].title) to \(names[0])") { items[3].server = items[0].server }
         try step("Save") { try context.save() }
     }

@@ -38,7 +38,7 @@ do {
     case ("unread", 1):
         try reader.step("Mark \"\(arguments[0])\" unread") { try reader.item(titled: arguments[0]).read = false }
     case ("delete", 1):
-        try reader.step("Delete \"\(arguments[0])\"") { try context.delete(try reader.item(titled: arguments[0])) }
+        try reader.step("Delete \"\(arguments[0])\"") { context.delete(try reader.item(titled: arguments[0])) }
     default:
         print("usage: zeader [show | demo | add <server> <title> | read <title> | unread <title> | delete <title>]")
         exit(2)

@@ -60,7 +60,7 @@ struct SeedScenarioTests {
             context.processPendingChanges()
             #expect(server.unreadCount == 3, "marking an item read updates the count before any save")
 
-            try context.delete(items[1])
+            context.delete(items[1])
             context.processPendingChanges()
             #expect(server.unreadCount == 2)
 

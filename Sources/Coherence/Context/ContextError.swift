@@ -4,15 +4,11 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case objectNotFound(ManagedObjectID)
     /// The object is marked for deletion in this context.
     case objectDeleted(ManagedObjectID)
-    /// The object was invalidated: its context was reset, or its deletion saved.
-    case objectInvalidated(entity: String)
-    /// The object does not belong to this context.
-    case objectNotInContext(entity: String)
     /// The entity has no property with this name.
     case unknownProperty(entity: String, property: String)
     /// The value has the wrong type for the property.
     case typeMismatch(entity: String, property: String, expected: String)
-    /// The property is ``Derived``: Coherence computes it.
+    /// The property is ``Derived``: Coherence computes it (batch updates).
     case readOnlyProperty(entity: String, property: String)
     /// The ID's entity is not part of this context's model.
     case entityNotInModel(String)
@@ -25,10 +21,6 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(id.entityName) \(id) does not exist in the store"
         case .objectDeleted(let id):
             "\(id.entityName) \(id) is deleted in this context"
-        case .objectInvalidated(let entity):
-            "the \(entity) was invalidated: its context was reset or its deletion was saved"
-        case .objectNotInContext(let entity):
-            "the \(entity) does not belong to this context"
         case .unknownProperty(let entity, let property):
             "\(entity) has no property named \(property)"
         case .typeMismatch(let entity, let property, let expected):

@@ -83,7 +83,7 @@ extension ManagedObjectContext {
             return BatchResult(result, type: request.resultType)
         }
         return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, scratch in
-            try scratch.delete(object)
+            scratch.delete(object)
         }
     }
 

@@ -40,6 +40,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case privateQueue
         /// The context is bound to the main queue.
         case mainQueue
+
+        /// Core Data's name for ``privateQueue``
+        /// (`NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType`),
+        /// so `ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)`
+        /// reads as it does with Core Data.
+        public static let privateQueueConcurrencyType = ConcurrencyType.privateQueue
+        /// Core Data's name for ``mainQueue``
+        /// (`NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType`).
+        public static let mainQueueConcurrencyType = ConcurrencyType.mainQueue
     }
 
     /// The kind of queue the context is bound to.
@@ -488,18 +497,30 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Marks an object for deletion at the next save. Its delete rules run at
     /// the next ``processPendingChanges()``. Deleting an inserted object
-    /// discards it.
-    /// - Throws: ``ContextError/objectInvalidated(entity:)`` or
-    ///   ``ContextError/objectNotInContext(entity:)``; nothing changes.
-    public func delete(_ object: ManagedObject) throws(ContextError) {
+    /// discards it; deleting an object already marked for deletion does
+    /// nothing.
+    ///
+    /// Like Core Data, which raises an exception ("An NSManagedObjectContext
+    /// cannot delete objects in other contexts"), this stops the program with
+    /// a message naming the entity, in release builds too, when `object`
+    /// belongs to another context or to none (never inserted, or invalidated
+    /// by a reset or a saved deletion), or is a fault whose row is no longer
+    /// in the store.
+    public func delete(_ object: ManagedObject) {
         _assertOnQueue()
         guard object._contextRef === self else {
-            if object._access.contains(.invalidated) { throw .objectInvalidated(entity: type(of: object).entityName) }
-            throw .objectNotInContext(entity: type(of: object).entityName)
+            let entity = type(of: object).entityName
+            if object._access.contains(.invalidated) {
+                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) was invalidated (its context was reset or its deletion saved)")
+            }
+            if object._contextRef == nil {
+                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) belongs to no context; insert it first")
+            }
+            preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) belongs to another context; fetch it in this one with object(with: objectID)")
         }
         if object.isFault {
             guard object._snapshot ?? (try? source.snapshot(for: object.objectID)) != nil else {
-                throw .objectNotFound(object.objectID)
+                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) is no longer in the store (deleted elsewhere)")
             }
             _fulfillFault(object)
         }

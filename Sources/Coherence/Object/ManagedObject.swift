@@ -158,39 +158,55 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// Sets the named attribute or relationship, with change tracking, like
     /// assigning the property.
-    /// - Parameter value: a value of the attribute's Swift type, a
-    ///   `ManagedObject` (or `nil`) for a to-one relationship, a sequence of
-    ///   `ManagedObject`s for a to-many relationship.
-    /// - Throws: ``ContextError/objectInvalidated(entity:)`` for an object
-    ///   whose context was reset or whose deletion was saved,
-    ///   ``ContextError/unknownProperty(entity:property:)``,
-    ///   ``ContextError/typeMismatch(entity:property:expected:)``.
-    public final func setValue(_ value: Any?, forKey key: String) throws(ContextError) {
-        guard !_access.contains(.invalidated) else { throw .objectInvalidated(entity: Self.entityName) }
-        guard let entity = _entity else { throw .objectNotInContext(entity: Self.entityName) }
-        guard let index = entity.indexByName[key] else { throw .unknownProperty(entity: entity.name, property: key) }
+    /// - Parameter value: a value of the attribute's Swift type (`nil` or
+    ///   `NSNull()` for an optional one), a `ManagedObject` (or `nil`) for a
+    ///   to-one relationship, a sequence of `ManagedObject`s for a to-many
+    ///   relationship.
+    ///
+    /// Like Core Data's key-value coding, which raises an exception for an
+    /// unknown key (`NSUnknownKeyException`) or a value of the wrong type,
+    /// this stops the program with a message naming the entity and the key,
+    /// in release builds too, for a key the entity does not have, a value of
+    /// the wrong type, a ``Derived`` property (Coherence computes it), or an
+    /// object that belongs to no context (never inserted, or invalidated).
+    public final func setValue(_ value: Any?, forKey key: String) {
+        guard !_access.contains(.invalidated) else {
+            preconditionFailure("Coherence: cannot set \(Self.entityName).\(key): the object was invalidated (its context was reset or its deletion saved)")
+        }
+        guard let entity = _entity else {
+            preconditionFailure("Coherence: cannot set \(Self.entityName).\(key): the object belongs to no context; insert it first")
+        }
+        guard let index = entity.indexByName[key] else {
+            preconditionFailure("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
+        }
         if let relationship = entity.relationship(at: index) {
-            let objects: [ManagedObject]
+            var objects: [ManagedObject]?
             if value == nil || value is NSNull, !relationship.isToMany {
                 objects = []
             } else if let object = value as? ManagedObject, !relationship.isToMany {
                 objects = [object]
-            } else if let sequence = value as? any Sequence, relationship.isToMany,
-                      let typed = Array(sequence) as? [ManagedObject] {
-                objects = typed
-            } else {
-                throw .typeMismatch(entity: entity.name, property: key,
-                                    expected: relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?")
+            } else if let sequence = value as? any Sequence, relationship.isToMany {
+                objects = Array(sequence) as? [ManagedObject]
+            }
+            guard let objects, objects.allSatisfy({ type(of: $0) == relationship.destinationType }) else {
+                let expected = relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
+                preconditionFailure("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
             }
             _setRelationship(index: index, to: objects)
             return
         }
         let attribute = entity.attributes[index]
-        guard !attribute.isDerived else { throw .readOnlyProperty(entity: entity.name, property: key) }
+        guard !attribute.isDerived else {
+            preconditionFailure("Coherence: cannot set \(entity.name).\(key): the property is derived; Coherence keeps it current")
+        }
         _prepareForWriteAt(index: index)
         guard attribute.access.setSwiftValue(value is NSNull ? nil : value, of: self) else {
-            throw .typeMismatch(entity: entity.name, property: key, expected: "\(attribute.attributeType)")
+            preconditionFailure("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
         }
+    }
+
+    private static func _typeName(of value: Any?) -> String {
+        value.map { "\(type(of: $0))" } ?? "nil"
     }
 
     // MARK: Lifecycle hooks

@@ -25,19 +25,40 @@ public final class PersistentStoreCoordinator: Sendable {
         stores.withLock { $0 }
     }
 
-    /// Loads the store a description names.
-    /// - Throws: ``StoreError`` when the store cannot be opened.
+    /// Loads the store a description names: an SQLite file, or an in-memory
+    /// store (also for an SQLite description whose URL is `/dev/null`).
+    /// - Throws: ``StoreError`` when the store cannot be opened:
+    ///   ``StoreError/unsupportedStoreType(_:)`` for a type other than
+    ///   ``SQLiteStoreType`` and ``InMemoryStoreType``,
+    ///   ``StoreError/missingStoreURL`` for an SQLite description without a URL.
     @discardableResult
     public func addPersistentStore(_ description: PersistentStoreDescription) throws -> any PersistentStore {
         let store: any PersistentStore
-        switch description.kind {
+        let url = description.url
+        switch PersistentStoreType(rawValue: description.type) {
         case .inMemory:
             store = InMemoryStore()
-        case .sqlite(let url):
-            store = try SQLiteStore(url: url, model: managedObjectModel)
+        case .sqlite:
+            guard let url else { throw StoreError.missingStoreURL }
+            store = url.path == "/dev/null" ? InMemoryStore() : try SQLiteStore(url: url, model: managedObjectModel)
+        case let type:
+            throw StoreError.unsupportedStoreType(type.rawValue)
         }
         try addPersistentStore(store)
         return store
+    }
+
+    /// Loads the store of `type` at `storeURL` and returns it, as Core Data's
+    /// `addPersistentStore(type:configuration:at:options:)`. An in-memory store
+    /// ignores the URL (Core Data users pass `/dev/null`).
+    /// - Parameter options: accepted for code written for Core Data;
+    ///   Coherence's stores read none of them yet.
+    /// - Throws: as ``addPersistentStore(_:)-(PersistentStoreDescription)``.
+    @discardableResult
+    public func addPersistentStore(type: PersistentStoreType, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> any PersistentStore {
+        let description = PersistentStoreDescription(url: storeURL)
+        description.type = type.rawValue
+        return try addPersistentStore(description)
     }
 
     /// Adds a store that is already open.
@@ -48,6 +69,51 @@ public final class PersistentStoreCoordinator: Sendable {
                 throw StoreError.duplicateStore(store.identifier)
             }
             stores.append(store)
+        }
+    }
+
+    /// Takes `store` out of the coordinator, as Core Data's `remove(_:)`:
+    /// contexts no longer fetch from it or save to it, and faults of its
+    /// objects can no longer fire. An SQLite store stays open until it is
+    /// released; it can be added again.
+    /// - Throws: ``StoreError/storeNotInCoordinator(_:)`` if `store` is not
+    ///   one of ``persistentStores``.
+    public func remove(_ store: any PersistentStore) throws {
+        try saveLock.withLock { _ in
+            try stores.withLock { stores in
+                guard let index = stores.firstIndex(where: { $0 === store }) else {
+                    throw StoreError.storeNotInCoordinator(store.identifier)
+                }
+                stores.remove(at: index)
+            }
+            rowCache.forget(storeIdentifier: store.identifier)
+        }
+    }
+
+    /// Deletes the store of `type` at `url`, as Core Data's
+    /// `destroyPersistentStore(at:type:options:)`: for SQLite, the file and its
+    /// `-wal` and `-shm` companions. A store of this coordinator at that URL is
+    /// removed and closed first; other coordinators must not have it open.
+    /// Nothing happens for a missing file or an in-memory store.
+    /// - Parameter options: accepted for code written for Core Data; unused.
+    /// - Throws: ``StoreError/notASQLiteDatabase(path:)`` or
+    ///   ``StoreError/notACoherenceStore(path:)`` for a file that is not a
+    ///   Coherence store, which is left untouched;
+    ///   ``StoreError/unsupportedStoreType(_:)``; ``StoreError/cannotDestroy(path:reason:)``.
+    public func destroyPersistentStore(at url: URL, type: PersistentStoreType, options: [AnyHashable: Any]? = nil) throws {
+        switch type {
+        case .inMemory:
+            return
+        case .sqlite:
+            guard url.path != "/dev/null" else { return }
+            let path = url.standardizedFileURL.path
+            if let loaded = persistentStores.lazy.compactMap({ $0 as? SQLiteStore }).first(where: { $0.url.standardizedFileURL.path == path }) {
+                try remove(loaded)
+                try loaded.close()
+            }
+            try SQLiteStore.destroyFiles(at: url)
+        default:
+            throw StoreError.unsupportedStoreType(type.rawValue)
         }
     }
 

@@ -1,38 +1,97 @@
 import Foundation
 
-/// Which store a ``PersistentContainer`` or ``PersistentStoreCoordinator`` loads.
-public struct PersistentStoreDescription: Sendable, Hashable, CustomStringConvertible {
-    /// The kinds of store Coherence provides.
-    public enum Kind: Sendable, Hashable {
-        /// An SQLite file (``SQLiteStore``): the default.
-        case sqlite(URL)
-        /// Rows in memory (``InMemoryStore``), gone when the coordinator is.
-        case inMemory
+/// Which store a ``PersistentContainer`` or ``PersistentStoreCoordinator``
+/// loads, as Core Data's `NSPersistentStoreDescription`: a type, a file URL
+/// and options.
+///
+/// ```swift
+/// let description = PersistentStoreDescription(url: url)  // SQLite
+/// description.type = InMemoryStoreType                   // or in memory
+/// container.persistentStoreDescriptions = [description]
+/// ```
+///
+/// Like Core Data's, it is a class: `container.persistentStoreDescriptions.first?.url = url`
+/// changes the description the container loads. An SQLite description whose
+/// URL is `/dev/null` loads an in-memory store, as Core Data users write for
+/// tests. All members may be used from any thread.
+public final class PersistentStoreDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var _type: String
+    private var _url: URL?
+    private var _options: [String: NSObject] = [:]
+
+    /// A description of an SQLite store in the file at `url` (created if missing).
+    public init(url: URL) {
+        _type = SQLiteStoreType
+        _url = url
     }
 
-    /// The kind of store.
-    public var kind: Kind
-
-    public init(kind: Kind) {
-        self.kind = kind
+    /// A description of an SQLite store with no URL yet; set ``url``, or set
+    /// ``type`` to ``InMemoryStoreType``.
+    public init() {
+        _type = SQLiteStoreType
+        _url = nil
     }
 
     /// An SQLite store in the file at `url` (created if missing).
-    public static func sqlite(_ url: URL) -> PersistentStoreDescription { PersistentStoreDescription(kind: .sqlite(url)) }
+    public static func sqlite(_ url: URL) -> PersistentStoreDescription {
+        PersistentStoreDescription(url: url)
+    }
 
-    /// A store kept in memory.
-    public static var inMemory: PersistentStoreDescription { PersistentStoreDescription(kind: .inMemory) }
+    /// A new description of a store kept in memory.
+    public static var inMemory: PersistentStoreDescription {
+        let description = PersistentStoreDescription()
+        description.type = InMemoryStoreType
+        return description
+    }
 
-    /// The file of an SQLite store, `nil` for an in-memory one.
+    /// The store's type string: ``SQLiteStoreType`` (the default) or
+    /// ``InMemoryStoreType``. Loading another type throws
+    /// ``StoreError/unsupportedStoreType(_:)``.
+    public var type: String {
+        get { locked { _type } }
+        set { locked { _type = newValue } }
+    }
+
+    /// The store's file; an in-memory store ignores it.
     public var url: URL? {
-        if case .sqlite(let url) = kind { return url }
-        return nil
+        get { locked { _url } }
+        set { locked { _url = newValue } }
+    }
+
+    /// The options set with ``setOption(_:forKey:)``. Coherence's stores read
+    /// none of them yet; they are kept for code written for Core Data.
+    public var options: [String: NSObject] {
+        locked { _options }
+    }
+
+    /// Sets an option, or removes it when `option` is `nil`.
+    public func setOption(_ option: NSObject?, forKey key: String) {
+        locked { _options[key] = option }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body()
+    }
+
+    /// Equal when type, URL and options are equal.
+    public static func == (lhs: PersistentStoreDescription, rhs: PersistentStoreDescription) -> Bool {
+        lhs === rhs || (lhs.type == rhs.type && lhs.url == rhs.url && lhs.options == rhs.options)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(url)
     }
 
     public var description: String {
-        switch kind {
-        case .sqlite(let url): "SQLite store at \(url.path)"
-        case .inMemory: "in-memory store"
+        switch (type, url) {
+        case (SQLiteStoreType, let url?): "SQLite store at \(url.path)"
+        case (InMemoryStoreType, _): "in-memory store"
+        case (let type, let url): "\(type) store" + (url.map { " at \($0.path)" } ?? "")
         }
     }
 }

@@ -53,6 +53,17 @@ final class RowCache: Sendable {
         }
     }
 
+    /// Drops every snapshot of a store taken out of the coordinator; reads
+    /// that began earlier cache nothing.
+    func forget(storeIdentifier: String) {
+        state.withLock { state in
+            state.generation += 1
+            state.floor = state.generation
+            state.changedAt = [:]
+            state.entries = state.entries.filter { $0.key.storeIdentifier != storeIdentifier }
+        }
+    }
+
     /// Records a committed change: `changed` rows are forgotten (reads that
     /// began earlier will not cache them), then `saved` snapshots cached.
     func commit(changed: some Sequence<ManagedObjectID>, saved: some Sequence<Snapshot>) {

@@ -13,6 +13,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicateStore(String)
     /// A store of this kind cannot be opened here.
     case unsupportedStoreType(String)
+    /// An SQLite store was described without a file URL.
+    case missingStoreURL
+    /// The store (by identifier) is not one of the coordinator's stores.
+    case storeNotInCoordinator(String)
+    /// A store file could not be deleted.
+    case cannotDestroy(path: String, reason: String)
     /// The file exists but is not an SQLite database; it was left untouched.
     case notASQLiteDatabase(path: String)
     /// The file is an SQLite database that Coherence did not create; it was left untouched.
@@ -39,6 +45,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "a store with identifier \(identifier) is already loaded"
         case .unsupportedStoreType(let type):
             "stores of type \(type) are not supported"
+        case .missingStoreURL:
+            "an SQLite store needs a file URL; set the description's url"
+        case .storeNotInCoordinator(let identifier):
+            "the store \(identifier) is not one of the coordinator's stores"
+        case .cannotDestroy(let path, let reason):
+            "\(path) could not be deleted: \(reason)"
         case .notASQLiteDatabase(let path):
             "\(path) is not an SQLite database; it was left untouched"
         case .notACoherenceStore(let path):

@@ -68,7 +68,7 @@ struct ManyContextsTests {
         let inserted = try writer.performAndWait {
             (writer.object(with: server) as! Server).name = "v2"
             (writer.object(with: item) as! FeedItem).read = true
-            try writer.delete(writer.object(with: doomed))
+            writer.delete(writer.object(with: doomed))
             let fresh = Server(context: writer)
             try writer.save()
             return fresh.objectID

@@ -54,7 +54,7 @@ struct NestedContextTests {
             try root.save()
             let servers = try root.fetch(FetchRequest<Server>())
             servers.first { $0.name == "renamed" }!.name = "renamed in the parent"
-            try root.delete(servers.first { $0.name == "deleted" }!)
+            root.delete(servers.first { $0.name == "deleted" }!)
             Server(context: root).name = "inserted in the parent"
         }
         try child.performAndWait {

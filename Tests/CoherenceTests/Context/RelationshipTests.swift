@@ -86,7 +86,7 @@ struct RelationshipTests {
             let item = FeedItem(context: context)
             item.server = server
             try context.save()
-            try context.delete(item)
+            context.delete(item)
             #expect(server.feedItems == [item], "rules run in processPendingChanges")
             context.processPendingChanges()
             #expect(server.feedItems.isEmpty)
@@ -103,7 +103,7 @@ struct RelationshipTests {
             let items = (0..<3).map { _ in FeedItem(context: context) }
             for item in items { item.server = server }
             try context.save()
-            try context.delete(server)
+            context.delete(server)
             context.processPendingChanges()
             #expect(items.allSatisfy { $0.isDeleted })
             #expect(context.deletedObjects.count == 4)
@@ -119,7 +119,7 @@ struct RelationshipTests {
             let employee = Employee(context: context)
             employee.department = department
             try context.save()
-            try context.delete(department)
+            context.delete(department)
             #expect(throws: ValidationError.deleteDenied(entity: "Department", property: "employees")) {
                 try context.save()
             }
@@ -130,7 +130,7 @@ struct RelationshipTests {
             let count = try reader.performAndWait { try reader.count(for: FetchRequest<Department>()) }
             #expect(count == 1)
             // Deleting the employee too lifts the denial.
-            try context.delete(employee)
+            context.delete(employee)
             try context.save()
             #expect(try reader.performAndWait { try reader.count(for: FetchRequest<Department>()) } == 0)
         }
@@ -143,7 +143,7 @@ struct RelationshipTests {
             let badge = Badge(context: context)
             employee.badge = badge
             try context.save()
-            try context.delete(employee)
+            context.delete(employee)
             context.processPendingChanges()
             #expect(!badge.isDeleted)
             #expect(badge.owner === employee, "noAction does not touch the inverse")

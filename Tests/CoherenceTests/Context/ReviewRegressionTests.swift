@@ -10,7 +10,7 @@ struct GraphIntegrityTests {
         let context = try TestStack.context(store)
         try context.performAndWait { () throws in
             let server = Server(context: context)
-            try context.delete(server)
+            context.delete(server)
             context.processPendingChanges() // its delete rules have run
             let item = FeedItem(context: context)
             item.server = server
@@ -29,7 +29,7 @@ struct GraphIntegrityTests {
             let employee = Employee(context: context)
             employee.badge = Badge(context: context)
             try context.save()
-            try context.delete(employee)
+            context.delete(employee)
             #expect(throws: ValidationError.danglingReference(entity: "Badge", property: "owner",
                                                               destination: "Employee \(employee.objectID)")) {
                 try context.save()
@@ -57,7 +57,7 @@ struct GraphIntegrityTests {
                 try other.save()
             }
             try context.performAndWait { () throws in
-                try context.delete(server)
+                context.delete(server)
                 if policy == .error {
                     let error = try #require(throws: MergeError.self) { try context.save() }
                     #expect(error.conflicts.map(\.isDeletion) == [true])

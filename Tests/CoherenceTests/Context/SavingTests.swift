@@ -27,7 +27,7 @@ struct SavingTests {
             server.name = "updated"
             try context.save()
             #expect(log.saves.last?.updated == [server])
-            try context.delete(server)
+            context.delete(server)
             try context.save()
             #expect(log.saves.last?.deleted == [server])
             #expect(log.saves.count == 3)

@@ -57,7 +57,7 @@ struct FetchRequestTests {
             let all = try context.fetch(FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]))
             let fresh = FeedItem(context: context)
             fresh.title = "f"
-            try context.delete(all[0])          // "a"
+            context.delete(all[0])          // "a"
             all[1].read = true                  // "b"
             let unread = try context.fetch(FetchRequest<FeedItem>(
                 predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)]))
@@ -73,7 +73,7 @@ struct FetchRequestTests {
             _ = FeedItem(context: context)
             all[1].read = true // "b", committed as unread
             all[1].title = "zz"
-            try context.delete(all[3]) // "d"
+            context.delete(all[3]) // "d"
             var request = FetchRequest<FeedItem>(predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)])
             request.includesPendingChanges = false
             let committedUnread = try context.fetch(request)

@@ -26,7 +26,7 @@ struct DidChangeObjectsTests {
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
             let item = FeedItem(context: context)
-            try context.delete(item)
+            context.delete(item)
             context.processPendingChanges()
             #expect(log.changes.isEmpty, "nothing happened, so nothing is announced")
             #expect(!context.hasChanges)
@@ -82,7 +82,7 @@ struct DidChangeObjectsTests {
             item.server = server
             try context.save()
             log.clear()
-            try context.delete(server)
+            context.delete(server)
             context.processPendingChanges()
             #expect(log.changes.count == 1)
             #expect(log.last?.deleted == [server, item])

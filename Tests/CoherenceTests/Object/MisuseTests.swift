@@ -50,20 +50,135 @@ struct MisuseTests {
             let unknown = try #require(context.persistentStoreCoordinator?.managedObjectID(
                 forURIRepresentation: URL(string: id.uriRepresentation().absoluteString.replacingOccurrences(of: "/p1", with: "/p999"))!))
             #expect(throws: ContextError.objectNotFound(unknown)) { try context.existingObject(with: unknown) }
-            try context.delete(server)
+            context.delete(server)
             #expect(throws: ContextError.objectDeleted(id)) { try context.existingObject(with: id) }
             try context.save()
             #expect(throws: ContextError.objectNotFound(id)) { try context.existingObject(with: id) }
-            #expect(throws: ContextError.objectInvalidated(entity: "Server")) { try context.delete(server) }
         }
     }
 
-    @Test(arguments: StoreKind.allCases) func deletingAnObjectOfAnotherContextThrows(store: StoreKind) throws {
-        let context = try TestStack.context(store)
-        let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
-        let foreign = other.performAndWait { Server(context: other) }
-        context.performAndWait {
-            #expect(throws: ContextError.objectNotInContext(entity: "Server")) { try context.delete(foreign) }
+    // MARK: delete(_:)
+
+    // Core Data raises NSInvalidArgumentException ("An NSManagedObjectContext
+    // cannot delete objects in other contexts") and does not throw:
+    // https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/delete(_:)
+    @Test func deletingAnObjectOfAnotherContextTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+            let foreign = other.performAndWait { Server(context: other) }
+            context.performAndWait { context.delete(foreign) }
         }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Server"))
+        #expect(message.contains("another context"))
+    }
+
+    @Test func deletingAnObjectWhoseDeletionWasSavedTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            try context.performAndWait {
+                let server = Server(context: context)
+                try context.save()
+                context.delete(server)
+                try context.save()
+                context.delete(server)
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Server"))
+        #expect(message.contains("invalidated"))
+    }
+
+    @Test func deletingAnObjectThatWasNeverInsertedTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait { context.delete(Server()) }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Server"))
+        #expect(message.contains("belongs to no context"))
+    }
+
+    @Test func deletingAFaultWhoseRowIsGoneTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let writer = try TestStack.context(.sqlite)
+            let id = try writer.performAndWait {
+                let server = Server(context: writer)
+                try writer.save()
+                return server.objectID
+            }
+            let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+            let fault = reader.performAndWait { reader.object(with: id) } // never loaded
+            try writer.performAndWait {
+                writer.delete(writer.object(with: id))
+                try writer.save()
+            }
+            reader.performAndWait { reader.delete(fault) }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Server"))
+        #expect(message.contains("no longer in the store"))
+    }
+
+    // MARK: setValue(_:forKey:)
+
+    // Key-value coding raises NSUnknownKeyException for a key the object
+    // does not have (setValue(_:forUndefinedKey:)):
+    // https://developer.apple.com/documentation/objectivec/nsobject-swift.class/setvalue(_:forundefinedkey:)
+    @Test func settingAnUnknownKeyTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait { FeedItem(context: context).setValue(1, forKey: "nope") }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("FeedItem"))
+        #expect(message.contains("\"nope\""))
+    }
+
+    @Test func settingAValueOfTheWrongTypeTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait { FeedItem(context: context).setValue(42, forKey: "title") }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("FeedItem.title"))
+        #expect(message.contains("expected String, got Int"))
+    }
+
+    @Test func settingARelationshipToAnObjectOfTheWrongEntityTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait {
+                let item = FeedItem(context: context)
+                item.setValue(FeedItem(context: context), forKey: "server")
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("FeedItem.server"))
+    }
+
+    @Test func settingADerivedPropertyByKeyTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try DerivedStack.context()
+            context.performAndWait { Feed(context: context).setValue(3, forKey: "unreadCount") }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Feed.unreadCount"))
+        #expect(message.contains("derived"))
+    }
+
+    @Test func settingAValueByKeyOnAnInvalidatedObjectTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait {
+                let tracked = Tracked(context: context)
+                context.reset()
+                tracked.setValue("too late", forKey: "name")
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Tracked.name"))
+        #expect(message.contains("invalidated"))
     }
 }

@@ -65,13 +65,13 @@ struct DerivedPropertyTests {
                 case 3 where !liveEntries.isEmpty:
                     liveEntries[pick % liveEntries.count].feed = pick % 4 == 0 || liveFeeds.isEmpty ? nil : liveFeeds[pick % liveFeeds.count]
                 case 4 where !liveEntries.isEmpty:
-                    try context.delete(liveEntries[pick % liveEntries.count])
+                    context.delete(liveEntries[pick % liveEntries.count])
                 case 5 where !liveEntries.isEmpty:
                     liveEntries[pick % liveEntries.count].words = pick % 70
                 case 6:
                     feeds.append(Feed(context: context))
                 case 7 where liveFeeds.count > 1:
-                    try context.delete(liveFeeds[pick % liveFeeds.count])
+                    context.delete(liveFeeds[pick % liveFeeds.count])
                 case 8:
                     try save()
                 case 9:

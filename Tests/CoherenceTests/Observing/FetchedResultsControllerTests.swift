@@ -101,7 +101,7 @@ struct FetchedResultsControllerTests {
             #expect(delegate.events == ["will", "update", "did"])
 
             delegate.events = []
-            try context.delete(items[3])
+            context.delete(items[3])
             context.processPendingChanges()
             #expect(delegate.events == ["will", "delete", "did"])
             #expect(controller.fetchedObjects?.map(\.title) == ["t0", "t0.5", "t1", "t3"])
@@ -125,7 +125,7 @@ struct FetchedResultsControllerTests {
             context.processPendingChanges()
             #expect(delegate.events == ["will", "section insert c 2", "insert", "did"])
             delegate.events = []
-            for item in servers[1].feedItems { try context.delete(item) }
+            for item in servers[1].feedItems { context.delete(item) }
             context.processPendingChanges()
             #expect(delegate.events == ["will", "section delete b 1", "delete", "delete", "did"])
             #expect(controller.sections?.map(\.name) == ["a", "c"])
@@ -285,7 +285,7 @@ struct FetchedResultsControllerTests {
                     case 2 where !live.isEmpty: live[pick % live.count].title = "t\(pick % 30)"
                     case 3 where !live.isEmpty: live[pick % live.count].read.toggle()
                     case 4 where !live.isEmpty: live[pick % live.count].server = servers[pick % 3]
-                    case 5 where !live.isEmpty: try context.delete(live[pick % live.count])
+                    case 5 where !live.isEmpty: context.delete(live[pick % live.count])
                     default: break
                     }
                 }

@@ -30,7 +30,7 @@ struct ObjectObserverTests {
             #expect(names.map(\.changedKeys) == [["name"]])
 
             onlyName.cancel()
-            try context.delete(server)
+            context.delete(server)
             context.processPendingChanges()
             #expect(all.last?.kind == .deleted)
             #expect(names.count == 1, "a cancelled observer hears nothing more")
@@ -54,7 +54,7 @@ struct ObjectObserverTests {
             read.read = false
             context.processPendingChanges()
             #expect(seen.last?.updated == [read])
-            try context.delete(unread)
+            context.delete(unread)
             context.processPendingChanges()
             #expect(seen.last?.deleted == [unread])
             _ = token

@@ -1,0 +1,54 @@
+import Foundation
+internal import GRDB
+
+extension SQLiteStore {
+    /// Closes the database; every later use of the store throws.
+    func close() throws {
+        do {
+            try pool.close()
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// Deletes the store file at `url` and its `-wal` and `-shm` companions.
+    /// A non-empty file must be a Coherence store; any other file is left
+    /// untouched. A missing file is not an error.
+    static func destroyFiles(at url: URL) throws {
+        let files = [url.path, url.path + "-wal", url.path + "-shm"]
+        if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size > 0 {
+            try checkIsCoherenceStore(at: url)
+        }
+        for path in files where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw StoreError.cannotDestroy(path: path, reason: "\(error)")
+            }
+        }
+    }
+
+    /// Throws unless the non-empty file at `url` is an SQLite database that
+    /// Coherence created. Reads only.
+    private static func checkIsCoherenceStore(at url: URL) throws {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
+        let header = handle.readData(ofLength: 16)
+        try? handle.close()
+        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            let isStore = try queue.read { db in
+                try db.tableExists(SQLiteSchema.metadataTable)
+                    && String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'storeUUID'") != nil
+            }
+            guard isStore else { throw StoreError.notACoherenceStore(path: url.path) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw StoreError.notASQLiteDatabase(path: url.path)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+}
