@@ -500,28 +500,27 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// discards it; deleting an object already marked for deletion does
     /// nothing.
     ///
-    /// Like Core Data, which raises an exception ("An NSManagedObjectContext
-    /// cannot delete objects in other contexts"), this stops the program with
-    /// a message naming the entity, in release builds too, when `object`
-    /// belongs to another context or to none (never inserted, or invalidated
-    /// by a reset or a saved deletion), or is a fault whose row is no longer
-    /// in the store.
+    /// An object that belongs to no context (never inserted, or invalidated
+    /// by a reset or a saved deletion) and a fault whose row another context
+    /// deleted are left as they are, as Core Data leaves them (its
+    /// `shouldDeleteInaccessibleFaults` is on by default). An object of
+    /// another context is a programming error: like Core Data, which raises
+    /// ("An NSManagedObjectContext cannot delete objects in other contexts"),
+    /// this stops the program with a message naming the entity, in release
+    /// builds too.
     public func delete(_ object: ManagedObject) {
         _assertOnQueue()
         guard object._contextRef === self else {
-            let entity = type(of: object).entityName
-            if object._access.contains(.invalidated) {
-                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) was invalidated (its context was reset or its deletion saved)")
-            }
-            if object._contextRef == nil {
-                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) belongs to no context; insert it first")
-            }
-            preconditionFailure("Coherence: \(self) cannot delete \(object): the \(entity) belongs to another context; fetch it in this one with object(with: objectID)")
+            // An object already out of every context (never inserted, its
+            // context reset, its deletion saved) is left alone, as Core Data
+            // leaves it; one of another context is a programming error.
+            guard object._contextRef != nil else { return }
+            preconditionFailure("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) belongs to another context; fetch it in this one with object(with: objectID)")
         }
         if object.isFault {
-            guard object._snapshot ?? (try? source.snapshot(for: object.objectID)) != nil else {
-                preconditionFailure("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) is no longer in the store (deleted elsewhere)")
-            }
+            // A fault whose row another context deleted is already gone
+            // (Core Data's shouldDeleteInaccessibleFaults, on by default).
+            guard object._snapshot ?? (try? source.snapshot(for: object.objectID)) != nil else { return }
             _fulfillFault(object)
         }
         markDeleted(object)
