@@ -15,7 +15,7 @@ import Testing
 @Suite("didChangeObjects at the end of the main-queue turn")
 struct EndOfTurnTests {
     enum Change: String, CaseIterable, Sendable {
-        case insert, update, refresh, refreshAllObjects
+        case insert, update, delete, refresh, refreshAllObjects
     }
 
     /// A main-queue context with one saved, loaded server.
@@ -31,6 +31,7 @@ struct EndOfTurnTests {
         switch change {
         case .insert: Server(context: context).name = "inserted"
         case .update: server.name = "updated"
+        case .delete: context.delete(server)
         case .refresh: context.refresh(server, mergeChanges: false)
         case .refreshAllObjects: context.refreshAllObjects()
         }
@@ -47,6 +48,7 @@ struct EndOfTurnTests {
         switch change {
         case .insert: #expect((userInfo[NSInsertedObjectsKey] as? Set<ManagedObject>)?.count == 1)
         case .update: #expect(userInfo[NSUpdatedObjectsKey] as? Set<ManagedObject> == [server])
+        case .delete: #expect(userInfo[NSDeletedObjectsKey] as? Set<ManagedObject> == [server])
         case .refresh: #expect(userInfo[NSRefreshedObjectsKey] as? Set<ManagedObject> == [server])
         case .refreshAllObjects: #expect(userInfo[NSRefreshedObjectsKey] as? Set<ManagedObject> == [server])
         }
