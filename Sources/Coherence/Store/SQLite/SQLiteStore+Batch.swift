@@ -7,12 +7,10 @@ extension SQLiteStore {
         switch request {
         case .insert(let entity, let rows):
             return try write { db in
-                var ids: [ManagedObjectID] = []
+                let ids = try reserveKeys(rows.count, for: entity, in: db)
                 var destinations = Set<ManagedObjectID>()
-                for row in rows {
-                    let id = try reserveKey(for: entity, in: db)
+                for (id, row) in zip(ids, rows) {
                     try insertRow(id: id, entity: entity, values: row, in: db)
-                    ids.append(id)
                     for relationship in SQLiteSchema.toOne(entity) {
                         guard case .objectID(let destination) = row[relationship.index] else { continue }
                         destinations.insert(destination)

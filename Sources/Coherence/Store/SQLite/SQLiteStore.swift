@@ -308,26 +308,46 @@ public final class SQLiteStore: PersistentStore {
 
     public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         try write { db in
-            try zip(objectIDs, entities).map { id, entity in
-                id.isTemporaryID ? try reserveKey(for: entity, in: db) : id
-            }
+            let temporary = zip(objectIDs, entities).filter { $0.0.isTemporaryID }
+            let mapping = try reserveKeys(for: temporary, in: db)
+            return objectIDs.map { mapping[$0] ?? $0 }
         }
     }
 
-    /// Takes the next primary key of `entity` from `Z_PRIMARYKEY`.
-    func reserveKey(for entity: EntityDescription, in db: Database) throws -> ManagedObjectID {
-        let key = try Int64.fetchOne(db.cachedStatement(
-            sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + 1 WHERE entity = ? RETURNING max"), arguments: [entity.name])
-        guard let key else { throw StoreError.unknownEntity(entity.name) }
-        return ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)
+    /// Takes `count` consecutive primary keys of `entity` from
+    /// `Z_PRIMARYKEY` in one statement.
+    func reserveKeys(_ count: Int, for entity: EntityDescription, in db: Database) throws -> [ManagedObjectID] {
+        guard count > 0 else { return [] }
+        let last = try Int64.fetchOne(db.cachedStatement(
+            sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max"),
+            arguments: [count, entity.name])
+        guard let last else { throw StoreError.unknownEntity(entity.name) }
+        return (last - Int64(count) + 1 ... last).map {
+            ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0)
+        }
+    }
+
+    /// Permanent IDs for temporary ones: one key range per entity.
+    func reserveKeys(for temporary: [(ManagedObjectID, EntityDescription)], in db: Database) throws -> [ManagedObjectID: ManagedObjectID] {
+        var byEntity: [ObjectIdentifier: (entity: EntityDescription, ids: [ManagedObjectID])] = [:]
+        for (id, entity) in temporary {
+            byEntity[ObjectIdentifier(entity), default: (entity, [])].ids.append(id)
+        }
+        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
+        mapping.reserveCapacity(temporary.count)
+        for (entity, ids) in byEntity.values {
+            for (temporaryID, permanentID) in zip(ids, try reserveKeys(ids.count, for: entity, in: db)) {
+                mapping[temporaryID] = permanentID
+            }
+        }
+        return mapping
     }
 
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try write { db in
             var result = StoreSaveResult()
-            for insert in request.inserted where insert.objectID.isTemporaryID {
-                result.permanentIDs[insert.objectID] = try reserveKey(for: insert.entity, in: db)
-            }
+            result.permanentIDs = try reserveKeys(
+                for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)
             let mapping = result.permanentIDs
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
