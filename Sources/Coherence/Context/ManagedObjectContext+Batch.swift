@@ -140,9 +140,9 @@ extension BatchResult {
         changes = result.changes
     }
 
-    init(affected: [ManagedObjectID], saved: ContextDidSave?, type: BatchResultType) {
+    init(affected: [ManagedObjectID], saved: ContextDidSave, type: BatchResultType) {
         count = affected.count
         objectIDs = type == .objectIDs ? affected : nil
-        changes = saved?.objectIDs ?? ObjectIDChanges()
+        changes = saved.objectIDs
     }
 }

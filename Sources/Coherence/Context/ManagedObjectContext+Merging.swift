@@ -43,7 +43,8 @@ extension ManagedObjectContext {
     /// Inserted objects are registered and reported under `inserted`; deleted
     /// ones are reported under `deleted` and leave the context. The context
     /// posts its own didChangeObjects, then
-    /// ``didMergeChangesObjectIDsNotification``.
+    /// ``didMergeChangesObjectIDsNotification`` with the IDs of the merged
+    /// insertions, updates and deletions, and of the objects it refreshed.
     public func mergeChanges(fromContextDidSave notification: Notification) {
         mergeChanges(fromContextDidSave: objectIDChanges(from: notification.userInfo ?? [:]))
     }
@@ -138,8 +139,14 @@ extension ManagedObjectContext {
                     derivationTouched(object)
                     derivationStale(object)
                     object._observationChanged()
+                    merged.refreshed.insert(id)
                 } else {
                     refresh(object, mergeChanges: true)
+                    if tracker.pendingInvalidated.contains(object) {
+                        merged.invalidated.insert(id)
+                    } else if tracker.pendingRefreshed.contains(object) {
+                        merged.refreshed.insert(id)
+                    }
                 }
             case .inserted:
                 merged.inserted.insert(id)

@@ -9,7 +9,10 @@ extension ManagedObjectContext {
     /// gives inserted objects their permanent IDs, calls
     /// ``ManagedObject/didSave()``, turns deleted objects into invalidated
     /// faults, and posts ``didSaveObjectsNotification`` and
-    /// ``didSaveObjectIDsNotification``. With nothing to save it does nothing.
+    /// ``didSaveObjectIDsNotification``. With nothing to save, it writes
+    /// nothing but still posts willSave (whose observers may add changes,
+    /// which are then saved) and, with empty sets, didSave and didSaveObjectIDs,
+    /// as Core Data does: code waiting for the didSave of a save is called.
     ///
     /// - Throws: ``ValidationError`` (a required attribute without a value, a
     ///   `.deny` rule violated, a relationship to an object of another
@@ -21,22 +24,25 @@ extension ManagedObjectContext {
         try saveChanges()
     }
 
-    /// ``save()``, returning what it saved (`nil` when there was nothing).
+    /// ``save()``, returning what it saved (empty when there was nothing).
     @discardableResult
-    func saveChanges() throws -> ContextDidSave? {
+    func saveChanges() throws -> ContextDidSave {
         _assertOnQueue()
         processPendingChanges()
         if isScratch { applyDeleteRules() }
-        guard hasChanges else {
-            discardDeletedInsertions()
-            return nil
-        }
         post(name: ManagedObjectContext.willSaveObjectsNotification, userInfo: nil)
         processPendingChanges()
         for object in tracker.inserted.union(tracker.deleted).union(updatedObjects) {
             object.willSave()
         }
         processPendingChanges()
+        guard hasChanges else {
+            discardDeletedInsertions()
+            let nothing = ContextDidSave(context: self, inserted: [], updated: [], deleted: [], objectIDs: ObjectIDChanges())
+            post(name: ManagedObjectContext.didSaveObjectsNotification, userInfo: nothing.userInfo)
+            post(name: ManagedObjectContext.didSaveObjectIDsNotification, userInfo: nothing.objectIDsUserInfo)
+            return nothing
+        }
         try validateForSave()
 
         // Optimistic locking: a row saved elsewhere since it was read is a

@@ -17,6 +17,7 @@
 /// An attribute declared without an initial value has no value until it is
 /// set: reading it before then stops the program with a message naming the
 /// property, and saving the object throws ``ValidationError/missingValue(entity:property:)``.
+/// Predicates, sort descriptors and observed key paths use it like any other.
 ///
 /// Every write is recorded by the object's context; reads of a fault fill the
 /// object from its snapshot first. **Complexity:** reads are O(1); a write is

@@ -94,6 +94,11 @@ struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
         pointer(object).pointee.storage = decoded
     }
 
+    /// Replaces the value, bypassing change tracking.
+    func setValue(_ value: Value, of object: ManagedObject) {
+        pointer(object).pointee.storage = value
+    }
+
     func swiftValue(_ value: StoreValue) throws -> Any {
         try codec.decode(value)
     }
@@ -141,6 +146,10 @@ extension Attribute: AttributeWrapper {
             defaultValue = try slot.storeValue(of: prototype)
         } catch {
             throw .invalidDefaultValue(entity: entity, property: name, reason: "\(error)")
+        }
+        if defaultValue == nil, let placeholder = PlaceholderValue.make(Value.self) {
+            // Required: the prototype needs a value to read (see PlaceholderValue).
+            slot.setValue(placeholder, of: prototype)
         }
         return AttributeDescription(
             name: name, index: index, attributeType: codec.attributeType,

@@ -28,11 +28,24 @@ public struct ObjectsDidChange: ContextNotification {
     public let refreshed: Set<ManagedObject>
     /// Objects that no longer belong to the context.
     public let invalidated: Set<ManagedObject>
-    /// Every object `reset()` invalidated; empty unless the context was reset.
-    public let invalidatedAll: Set<ManagedObject>
+    /// The IDs of every object `reset()` invalidated; empty unless the
+    /// context was reset. The notification carries them as Core Data does:
+    /// an array of object IDs under `invalidatedAll` (`NSInvalidatedAllObjectsKey`).
+    public let invalidatedAll: Set<ManagedObjectID>
+    /// The objects behind ``invalidatedAll``, for Coherence's own observers,
+    /// which receive the change as posted; empty in a view read from a
+    /// `Notification`, which carries only the IDs.
+    let invalidatedAllObjects: Set<ManagedObject>
 
     init(context: ManagedObjectContext, inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
          refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>, invalidatedAll: Set<ManagedObject>) {
+        self.init(context: context, inserted: inserted, updated: updated, deleted: deleted, refreshed: refreshed,
+                  invalidated: invalidated, invalidatedAll: Set(invalidatedAll.map(\.objectID)), invalidatedAllObjects: invalidatedAll)
+    }
+
+    private init(context: ManagedObjectContext, inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
+                 refreshed: Set<ManagedObject>, invalidated: Set<ManagedObject>, invalidatedAll: Set<ManagedObjectID>,
+                 invalidatedAllObjects: Set<ManagedObject>) {
         self.context = context
         self.inserted = inserted
         self.updated = updated
@@ -40,6 +53,7 @@ public struct ObjectsDidChange: ContextNotification {
         self.refreshed = refreshed
         self.invalidated = invalidated
         self.invalidatedAll = invalidatedAll
+        self.invalidatedAllObjects = invalidatedAllObjects
     }
 
     public init?(_ notification: Notification) {
@@ -48,9 +62,10 @@ public struct ObjectsDidChange: ContextNotification {
         func objects(_ key: ManagedObjectContext.NotificationKey) -> Set<ManagedObject> {
             info[key.rawValue] as? Set<ManagedObject> ?? []
         }
+        let allIDs = info[ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue] as? [ManagedObjectID] ?? []
         self.init(context: context, inserted: objects(.insertedObjects), updated: objects(.updatedObjects),
                   deleted: objects(.deletedObjects), refreshed: objects(.refreshedObjects),
-                  invalidated: objects(.invalidatedObjects), invalidatedAll: objects(.invalidatedAllObjects))
+                  invalidated: objects(.invalidatedObjects), invalidatedAll: Set(allIDs), invalidatedAllObjects: [])
     }
 
     /// Whether nothing changed.
@@ -58,14 +73,18 @@ public struct ObjectsDidChange: ContextNotification {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && invalidatedAll.isEmpty
     }
 
-    /// The notification's userInfo: only the non-empty sets.
+    /// The notification's userInfo: only the non-empty sets, and for a
+    /// reset the array of invalidated object IDs, as Core Data posts them.
     var userInfo: [AnyHashable: Any] {
         var info: [AnyHashable: Any] = [:]
         let sets: [(ManagedObjectContext.NotificationKey, Set<ManagedObject>)] = [
             (.insertedObjects, inserted), (.updatedObjects, updated), (.deletedObjects, deleted),
-            (.refreshedObjects, refreshed), (.invalidatedObjects, invalidated), (.invalidatedAllObjects, invalidatedAll),
+            (.refreshedObjects, refreshed), (.invalidatedObjects, invalidated),
         ]
         for (key, objects) in sets where !objects.isEmpty { info[key.rawValue] = objects }
+        if !invalidatedAll.isEmpty {
+            info[ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue] = Array(invalidatedAll)
+        }
         return info
     }
 
@@ -73,7 +92,7 @@ public struct ObjectsDidChange: ContextNotification {
         ObjectIDChanges(
             inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
             deleted: Set(deleted.map(\.objectID)), refreshed: Set(refreshed.map(\.objectID)),
-            invalidated: Set((invalidated.union(invalidatedAll)).map(\.objectID)), invalidatedAll: !invalidatedAll.isEmpty)
+            invalidated: Set(invalidated.map(\.objectID)).union(invalidatedAll), invalidatedAll: !invalidatedAll.isEmpty)
     }
 }
 
@@ -148,7 +167,9 @@ public struct ContextDidMergeChanges: ContextNotification {
     public static var name: Notification.Name { ManagedObjectContext.didMergeChangesObjectIDsNotification }
     /// The context that merged.
     public let context: ManagedObjectContext
-    /// The merged object IDs.
+    /// The merged object IDs: everything the save inserted, updated and
+    /// deleted; and of those, the objects registered here that the merge
+    /// refreshed (`refreshed`) or found gone from the store (`invalidated`).
     public let objectIDs: ObjectIDChanges
 
     init(context: ManagedObjectContext, objectIDs: ObjectIDChanges) {
@@ -162,15 +183,20 @@ public struct ContextDidMergeChanges: ContextNotification {
         func ids(_ key: ManagedObjectContext.NotificationKey) -> Set<ManagedObjectID> {
             info[key.rawValue] as? Set<ManagedObjectID> ?? []
         }
-        self.init(context: context, objectIDs: ObjectIDChanges(inserted: ids(.insertedObjectIDs), updated: ids(.updatedObjectIDs),
-                                                               deleted: ids(.deletedObjectIDs)))
+        self.init(context: context, objectIDs: ObjectIDChanges(
+            inserted: ids(.insertedObjectIDs), updated: ids(.updatedObjectIDs), deleted: ids(.deletedObjectIDs),
+            refreshed: ids(.refreshedObjectIDs), invalidated: ids(.invalidatedObjectIDs)))
     }
 
+    /// The IDs of the inserted, updated, deleted, refreshed and invalidated
+    /// objects, as Core Data's didMergeChangesObjectIDs carries them.
     var userInfo: [AnyHashable: Any] {
         [
             ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue: objectIDs.inserted,
             ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue: objectIDs.updated,
             ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue: objectIDs.deleted,
+            ManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue: objectIDs.refreshed,
+            ManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue: objectIDs.invalidated,
         ]
     }
 

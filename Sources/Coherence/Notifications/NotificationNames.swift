@@ -6,28 +6,37 @@ extension ManagedObjectContext {
     /// one, including changes that are never saved. The object is the
     /// context; userInfo holds `Set<ManagedObject>`s under the non-empty
     /// ``NotificationKey``s among `inserted`, `updated`, `deleted`,
-    /// `refreshed`, `invalidated` and `invalidatedAll`.
+    /// `refreshed` and `invalidated`; after ``reset()``, an array of the
+    /// invalidated objects' `ManagedObjectID`s under `invalidatedAll`, as
+    /// Core Data posts it.
     public static let didChangeObjectsNotification = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
 
-    /// Posted at the start of ``save()``, before validation, when there is
-    /// something to save. No userInfo. Changes made by observers are saved too.
+    /// Posted at the start of every ``save()``, before validation, also when
+    /// there is nothing to save (as Core Data does). No userInfo. Changes
+    /// made by observers (inserting objects, say) are saved too.
     public static let willSaveObjectsNotification = Notification.Name("NSManagedObjectContextWillSaveNotification")
 
     /// Posted after the store committed a save. userInfo holds the saved
     /// objects as `Set<ManagedObject>` under `inserted`, `updated` and
-    /// `deleted`; inserted objects already have permanent IDs.
+    /// `deleted`; inserted objects already have permanent IDs. A save with
+    /// nothing to save posts it too, with empty sets.
     public static let didSaveObjectsNotification = Notification.Name("NSManagedObjectContextDidSaveNotification")
 
     /// Posted after ``didSaveObjectsNotification`` with the same changes as
     /// `Set<ManagedObjectID>` under `inserted_objectIDs`,
-    /// `updated_objectIDs` and `deleted_objectIDs`: safe to hand to any queue.
+    /// `updated_objectIDs` and `deleted_objectIDs`: safe to hand to any
+    /// queue. Posted for every didSave, with empty sets when nothing was saved.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
 
     /// Posted by a context after it merged changes saved elsewhere
     /// (``mergeChanges(fromContextDidSave:)``, automatic merges,
     /// ``mergeChanges(fromRemoteContextSave:into:)``), after its own
-    /// didChangeObjects, with the merged `Set<ManagedObjectID>`s under
-    /// `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs`.
+    /// didChangeObjects, with `Set<ManagedObjectID>`s under
+    /// `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs` (what
+    /// was merged), `refreshed_objectIDs` (the merged updates of objects
+    /// registered here, which its didChangeObjects reports as refreshed) and
+    /// `invalidated_objectIDs` (registered objects the merge found gone from
+    /// the store), as Core Data's does.
     public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 
     /// The userInfo keys of context notifications, with Core Data's raw values.
@@ -71,4 +80,5 @@ public let NSRefreshedObjectsKey = ManagedObjectContext.NotificationKey.refreshe
 /// Core Data's key for invalidated objects: `"invalidated"`.
 public let NSInvalidatedObjectsKey = ManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
 /// Core Data's key for the objects invalidated by `reset()`: `"invalidatedAll"`.
+/// Its value is an array of their `ManagedObjectID`s.
 public let NSInvalidatedAllObjectsKey = ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue

@@ -65,6 +65,10 @@ extension ManagedObject {
     }
 
     final func _trapMissingValue(offset: Int) -> Never {
+        if _access.contains(.prototype) {
+            // Only for a type PlaceholderValue cannot make (a Codable type that rejects placeholders).
+            preconditionFailure("Coherence: a key path reaches a required attribute of \(Self.entityName) at offset \(offset) whose type has no placeholder value; give it an initial value to use it in predicates, sort descriptors, derivations and observed key paths")
+        }
         let name = _entity?.indexByOffset[offset].map { _entity!.propertyName(at: $0) } ?? "attribute"
         preconditionFailure("Coherence: \(Self.entityName).\(name) was read before it was set; it is declared without an initial value")
     }

@@ -221,7 +221,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// Called for each inserted, updated and deleted object during a save,
     /// after the willSave notification and before validation. Changes made
-    /// here are saved too.
+    /// here are saved too. A change made through a property is announced by
+    /// a further didChangeObjects during the save; to stamp a value (a
+    /// modification date) without announcing it, set it with
+    /// ``setPrimitiveValue(_:forKey:)``, as in Core Data.
     open func willSave() {}
 
     /// Called for each saved object after the store committed, before the

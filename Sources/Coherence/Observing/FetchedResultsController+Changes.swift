@@ -32,7 +32,11 @@ extension FetchedResultsController {
         for object in change.updated { consider(object) }
         for object in change.refreshed { consider(object) }
         for object in change.deleted { consider(object) }
-        for object in change.invalidated.union(change.invalidatedAll) { consider(object) }
+        for object in change.invalidated { consider(object) }
+        if !change.invalidatedAll.isEmpty {
+            // A reset: the notification names the objects by ID only.
+            for object in tracked.values where change.invalidatedAll.contains(object.objectID) { consider(object) }
+        }
         if !dependents.isEmpty {
             for object in change.updated.union(change.refreshed) {
                 for dependent in dependents[ObjectIdentifier(object)] ?? [] {

@@ -148,7 +148,7 @@ final class ObjectObservers: Sendable {
             visit(change.updated, .updated)
             visit(change.refreshed, .refreshed)
             visit(change.deleted, .deleted)
-            visit(change.invalidated.union(change.invalidatedAll), .invalidated)
+            visit(change.invalidated.union(change.invalidatedAllObjects), .invalidated)
         }
         for call in calls { call() }
         for (entry, inserted, updated, deleted) in byEntity.values {

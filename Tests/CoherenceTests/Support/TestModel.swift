@@ -72,6 +72,31 @@ final class Sample: ManagedObject {
     var transientNote = "not stored"
 }
 
+extension Level: Comparable, Codable {
+    static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One required attribute (declared without an initial value) of every
+/// supported kind. `Level` is neither `CaseIterable` nor has a case whose raw
+/// value is 0: the hardest kind for the model's prototype.
+final class Vehicle: ManagedObject {
+    @Attribute var registered: Bool
+    @Attribute var seats: Int
+    @Attribute var doors: Int16
+    @Attribute var mileage: Int32
+    @Attribute var serial: Int64
+    @Attribute var weight: Double
+    @Attribute var width: Float
+    @Attribute var numberPlate: String
+    @Attribute var builtAt: Date
+    @Attribute var photo: Data
+    @Attribute var vin: UUID
+    @Attribute var manual: URL
+    @Attribute var price: Decimal
+    @Attribute var level: Level
+    @Attribute var garage: Address
+}
+
 /// A department that may not be deleted while it has employees.
 final class Department: ManagedObject {
     @Attribute var name = ""
@@ -143,7 +168,7 @@ enum TestFiles {
 enum TestStack {
     static let entities: [ManagedObject.Type] = [
         Server.self, FeedItem.self, Tracked.self, Sample.self, Department.self, Employee.self, Badge.self,
-        Article.self, Tag.self,
+        Article.self, Tag.self, Vehicle.self,
     ]
 
     static func model() throws -> ManagedObjectModel {
