@@ -94,7 +94,7 @@ struct CoreDataPayloadTests {
         try writer.performAndWait {
             for server in servers { server.unreadCount = 1 }
             try writer.save()
-            try writer.delete(servers[3])            // deleted before the reader merges the update
+            writer.delete(servers[3])            // deleted before the reader merges the update
             try writer.save()
         }
         #expect(saves.count == 3)
