@@ -43,7 +43,8 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     ///
     /// Sort by the section first, as Core Data requires, so that objects are
     /// contiguous within their section; sections are in the order of their
-    /// values, descending if the first sort descriptor is. A path through a
+    /// values (10 after 9), in the first sort descriptor's direction and,
+    /// for strings, its comparison. A path through a
     /// relationship follows a change of the destination (a renamed server)
     /// only if ``FetchRequest/relationshipKeyPathsForRefreshing`` names that
     /// relationship.
@@ -68,8 +69,8 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     /// given: any key path to a `String`, computed ones included.
     ///
     /// Sort by the section first, as Core Data requires, so that objects are
-    /// contiguous within their section; sections are ordered by name,
-    /// descending if the first sort descriptor is. `cacheName` is kept in
+    /// contiguous within their section; sections are ordered by name, in the
+    /// first sort descriptor's direction and string comparison. `cacheName` is kept in
     /// ``AnyFetchedResultsController/cacheName`` and otherwise unused:
     /// nothing is persisted. Nothing is fetched until
     /// ``AnyFetchedResultsController/performFetch()``.
@@ -82,7 +83,11 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         var name: String?
         if let keyPath = sectionNameKeyPath {
             sectionKey = .name { object in unsafeDowncast(object, to: Result.self)[keyPath: keyPath] }
-            if let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count {
+            // Finding the attribute reads the key path on the entity's
+            // prototype, which traps if it reaches a required attribute
+            // declared without an initial value: only look when there is none.
+            if entity.attributes.allSatisfy({ $0.defaultValue != nil }),
+               let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count {
                 name = entity.attributes[index].name
             } else {
                 name = String(describing: keyPath)

@@ -82,11 +82,12 @@ struct SortKey: Equatable {
     var temporary: Int
     var key: Int64
 
-    /// Orders keys by section (ascending, or descending when the first sort
-    /// descriptor is), then the sort descriptors, then the tie-break.
+    /// Orders keys by section, then the sort descriptors, then the
+    /// tie-break. Sections follow the first sort descriptor, which Core Data
+    /// requires to order them: its direction and its string comparison.
     static func isLess(_ lhs: SortKey, _ rhs: SortKey, by rules: [SortRule], sectionsDescending: Bool) -> Bool {
         if lhs.section != rhs.section {
-            var order = SortValue.compare(lhs.sectionValue, rhs.sectionValue, strings: nil)
+            var order = SortValue.compare(lhs.sectionValue, rhs.sectionValue, strings: rules.first?.strings)
             if order == .orderedSame { order = lhs.section < rhs.section ? .orderedAscending : .orderedDescending }
             return order == (sectionsDescending ? .orderedDescending : .orderedAscending)
         }
