@@ -13,7 +13,7 @@ public enum FetchedResultsChangeType: Sendable, Hashable {
 }
 
 /// A `Sendable` picture of a controller's results, with the changes from the
-/// previous picture, as ``FetchedResultsController/snapshots()`` delivers them.
+/// previous picture, as ``AnyFetchedResultsController/snapshots()`` delivers them.
 public struct FetchedResultsSnapshot: Sendable, Hashable {
     /// One section, by object ID.
     public struct Section: Sendable, Hashable {
