@@ -30,14 +30,14 @@ final class Reader: FetchedResultsControllerDelegate {
         items = controller
     }
 
-    func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
-                    for type: FetchedResultsChangeType) {
+    func controller(_ controller: AnyFetchedResultsController, didChange sectionInfo: FetchedResultsSectionInfo,
+                    atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         print("  list: \(type) section \(sectionInfo.name) at \(sectionIndex)")
     }
 
-    func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
+    func controller(_ controller: AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
-        let title = (object as? FeedItem)?.title ?? "?"
+        let title = (anObject as? FeedItem)?.title ?? "?"
         let place = [indexPath, newIndexPath].compactMap { $0.map { "[\($0.sectionIndex), \($0.itemIndex)]" } }.joined(separator: " → ")
         print("  list: \(type) \(title) \(place)")
     }

@@ -2,10 +2,10 @@ import Foundation
 import Synchronization
 
 // Turning one didChangeObjects into the controller's precise changes.
-extension FetchedResultsController {
+extension AnyFetchedResultsController {
     /// One object the notification may move.
     private struct Candidate {
-        let object: Result
+        let object: ManagedObject
         let oldKey: SortKey?
         let oldIndex: Int?
         var newKey: SortKey?
@@ -21,12 +21,11 @@ extension FetchedResultsController {
     func process(_ change: ObjectsDidChange) {
         guard entries != nil else { return }
         let context = managedObjectContext
-        let entity = context.entity(for: Result.self)
 
         // 1. The objects that may have entered, left, moved or changed.
-        var found: [ObjectIdentifier: Result] = [:]
+        var found: [ObjectIdentifier: ManagedObject] = [:]
         func consider(_ object: ManagedObject) {
-            if let result = object as? Result, result._entity === entity { found[ObjectIdentifier(result)] = result }
+            if object._entity === entity { found[ObjectIdentifier(object)] = object }
         }
         for object in change.inserted { consider(object) }
         for object in change.updated { consider(object) }
@@ -55,7 +54,7 @@ extension FetchedResultsController {
         for index in candidates.indices {
             let object = candidates[index].object
             let matches = object._contextRef === context && !object.isDeleted
-                && ((try? fetchRequest.predicate?.evaluate(object)) ?? true)
+                && matchesPredicate(object)
             candidates[index].newKey = matches ? key(for: object) : nil
             if let oldIndex = candidates[index].oldIndex {
                 candidates[index].oldNeighbors = oldNeighbors[oldIndex]!
@@ -95,7 +94,7 @@ extension FetchedResultsController {
         // 4. Classify: a remaining object moved if its unchanged neighbours
         // (or its order among changed objects between the same neighbours)
         // differ; otherwise, if it changed, it is updated in place.
-        var changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
+        var changes: [(object: ManagedObject, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
         var stayers: [(candidate: Candidate, newIndex: Int)] = []
         let newIndexes = candidates.map { candidate in candidate.newKey.flatMap { position(of: $0, object: candidate.object) } }
         let newNeighbors = neighbors(ofCandidatesAt: newIndexes.compactMap { $0 })
@@ -170,10 +169,10 @@ extension FetchedResultsController {
     /// Replaces the entries of `removing` with `incoming` in one pass: keeps
     /// the others in order, sorts the incoming ones and merges both.
     /// **O(n + k log k)**.
-    private func mergeEntries(_ incoming: [(object: Result, key: SortKey)], removing: [ObjectIdentifier: Result]) {
+    private func mergeEntries(_ incoming: [(object: ManagedObject, key: SortKey)], removing: [ObjectIdentifier: ManagedObject]) {
         let kept = entries!.filter { removing[ObjectIdentifier($0.object)] == nil }
         let sortedIncoming = incoming.sorted { less($0.key, $1.key) }
-        var merged: [(object: Result, key: SortKey)] = []
+        var merged: [(object: ManagedObject, key: SortKey)] = []
         merged.reserveCapacity(kept.count + sortedIncoming.count)
         var keptIndex = 0, incomingIndex = 0
         while keptIndex < kept.count || incomingIndex < sortedIncoming.count {
@@ -196,11 +195,11 @@ extension FetchedResultsController {
         guard let section = sectionRanges.firstIndex(where: { index < $0.start + $0.count }) else { return }
         sectionRanges[section].count -= 1
         for later in (section + 1)..<sectionRanges.count { sectionRanges[later].start -= 1 }
-        if sectionRanges[section].count == 0, sectionNameKeyPath != nil { sectionRanges.remove(at: section) }
+        if sectionRanges[section].count == 0, sectionKey.makesSections { sectionRanges.remove(at: section) }
     }
 
     /// Inserts one entry, keeping section ranges in step. **O(sections)** plus the array move.
-    private func insertEntry(_ entry: (object: Result, key: SortKey), at index: Int) {
+    private func insertEntry(_ entry: (object: ManagedObject, key: SortKey), at index: Int) {
         entries!.insert(entry, at: index)
         let name = entry.key.section
         if let section = sectionRanges.firstIndex(where: { $0.name == name }) {
@@ -215,7 +214,7 @@ extension FetchedResultsController {
     }
 
     private func report(sectionChanges: [(name: String, type: FetchedResultsChangeType, index: Int)],
-                        changes: [(object: Result, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)]) {
+                        changes: [(object: ManagedObject, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)]) {
         guard !sectionChanges.isEmpty || !changes.isEmpty else { return }
         // Core Data's order: deletions, insertions, moves, updates, each by
         // index path. Sorted on plain integers, computed once per change.
@@ -236,7 +235,9 @@ extension FetchedResultsController {
         if let delegate {
             delegate.controllerWillChangeContent(self)
             for change in sortedSections {
-                let info = change.type == .insert ? section(at: change.index) : FetchedResultsSectionInfo(name: change.name, objects: [])
+                let info = change.type == .insert
+                    ? section(at: change.index)
+                    : FetchedResultsSection(name: change.name, indexTitle: indexTitle(forSectionName: change.name), objects: [])
                 delegate.controller(self, didChange: info, atSectionIndex: change.index, for: change.type)
             }
             for change in sortedChanges {
@@ -253,14 +254,12 @@ extension FetchedResultsController {
             }))
     }
 
-    /// One section's info. **O(objects in it)**.
-    private func section(at index: Int) -> FetchedResultsSectionInfo {
-        let range = sectionRanges[index]
-        return FetchedResultsSectionInfo(name: range.name, objects: entries![range.start..<(range.start + range.count)].map(\.object))
-    }
-
     func snapshot(sectionChanges: [FetchedResultsSnapshot.SectionChange], changes: [FetchedResultsSnapshot.Change]) -> FetchedResultsSnapshot {
-        let sections = (self.sections ?? []).map { FetchedResultsSnapshot.Section(name: $0.name, objectIDs: $0.objects.map(\.objectID)) }
+        let sections = entries.map { entries in
+            sectionRanges.map { range in
+                FetchedResultsSnapshot.Section(name: range.name, objectIDs: entries[range.start..<(range.start + range.count)].map(\.object.objectID))
+            }
+        } ?? []
         return FetchedResultsSnapshot(sections: sections, sectionChanges: sectionChanges, changes: changes)
     }
 }

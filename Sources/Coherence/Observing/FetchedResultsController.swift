@@ -12,43 +12,8 @@ public enum FetchedResultsChangeType: Sendable, Hashable {
     case update
 }
 
-/// One section of a ``FetchedResultsController``.
-public struct FetchedResultsSectionInfo: CustomStringConvertible {
-    /// The section's name: the value of the section key path ("" without one).
-    public let name: String
-    /// The objects of the section, in order.
-    public let objects: [ManagedObject]
-    /// The number of objects.
-    public var numberOfObjects: Int { objects.count }
-
-    /// The name and the number of objects, for logs.
-    public var description: String { "\(name) (\(objects.count))" }
-}
-
-/// Receives a ``FetchedResultsController``'s changes, in Core Data's order:
-/// will change, section changes, object changes (deletions at old index
-/// paths, insertions at new ones, moves from old to new, updates at old),
-/// did change. Every method has an empty default.
-public protocol FetchedResultsControllerDelegate: AnyObject {
-    func controllerWillChangeContent(_ controller: AnyObject)
-    func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
-                    for type: FetchedResultsChangeType)
-    func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
-                    for type: FetchedResultsChangeType, newIndexPath: IndexPath?)
-    func controllerDidChangeContent(_ controller: AnyObject)
-}
-
-extension FetchedResultsControllerDelegate {
-    public func controllerWillChangeContent(_ controller: AnyObject) {}
-    public func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
-                           for type: FetchedResultsChangeType) {}
-    public func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
-                           for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {}
-    public func controllerDidChangeContent(_ controller: AnyObject) {}
-}
-
 /// A `Sendable` picture of a controller's results, with the changes from the
-/// previous picture, as ``FetchedResultsController/snapshots()`` delivers them.
+/// previous picture, as ``AnyFetchedResultsController/snapshots()`` delivers them.
 public struct FetchedResultsSnapshot: Sendable, Hashable {
     /// One section, by object ID.
     public struct Section: Sendable, Hashable {

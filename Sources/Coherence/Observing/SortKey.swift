@@ -56,23 +56,44 @@ enum SortValue: Hashable {
     }
 }
 
+/// One sort descriptor's rule, without its key path: its direction and how
+/// it compares strings.
+struct SortRule {
+    let reverse: Bool
+    let strings: String.StandardComparator?
+
+    init<Compared>(_ descriptor: SortDescriptor<Compared>) {
+        reverse = descriptor.order == .reverse
+        strings = descriptor.stringComparator
+    }
+}
+
 /// An object's position key in a fetched results controller: its section
-/// name, its sort values, and its ID as the final tie-break.
+/// (name, and the value that orders sections), its sort values, and its ID
+/// as the final tie-break.
 struct SortKey: Equatable {
+    /// The section's name; objects with equal names share a section.
     var section: String
+    /// The value the section name was made from, which orders sections (a
+    /// number section orders 2 before 10).
+    var sectionValue: SortValue
     var values: [SortValue]
     /// Permanent IDs first, then by primary key (temporary: by number).
     var temporary: Int
     var key: Int64
 
-    /// Orders keys by section (names ascending, or descending when the
-    /// first sort descriptor sorts by the section in reverse), then the sort
-    /// descriptors, then the tie-break.
-    static func isLess<Result>(_ lhs: SortKey, _ rhs: SortKey, by descriptors: [SortDescriptor<Result>], sectionsDescending: Bool) -> Bool {
-        if lhs.section != rhs.section { return sectionsDescending ? lhs.section > rhs.section : lhs.section < rhs.section }
-        for (index, descriptor) in descriptors.enumerated() {
-            var result = SortValue.compare(lhs.values[index], rhs.values[index], strings: descriptor.stringComparator)
-            if descriptor.order == .reverse {
+    /// Orders keys by section, then the sort descriptors, then the
+    /// tie-break. Sections follow the first sort descriptor, which Core Data
+    /// requires to order them: its direction and its string comparison.
+    static func isLess(_ lhs: SortKey, _ rhs: SortKey, by rules: [SortRule], sectionsDescending: Bool) -> Bool {
+        if lhs.section != rhs.section {
+            var order = SortValue.compare(lhs.sectionValue, rhs.sectionValue, strings: rules.first?.strings)
+            if order == .orderedSame { order = lhs.section < rhs.section ? .orderedAscending : .orderedDescending }
+            return order == (sectionsDescending ? .orderedDescending : .orderedAscending)
+        }
+        for (index, rule) in rules.enumerated() {
+            var result = SortValue.compare(lhs.values[index], rhs.values[index], strings: rule.strings)
+            if rule.reverse {
                 result = result == .orderedAscending ? .orderedDescending : (result == .orderedDescending ? .orderedAscending : .orderedSame)
             }
             if result != .orderedSame { return result == .orderedAscending }

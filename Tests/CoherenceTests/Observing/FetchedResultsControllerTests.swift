@@ -7,17 +7,17 @@ import Testing
 /// Records a controller's delegate calls.
 final class RecordingDelegate: FetchedResultsControllerDelegate {
     var events: [String] = []
-    var objectChanges: [(ManagedObject, FetchedResultsChangeType, IndexPath?, IndexPath?)] = []
+    var objectChanges: [(Any, FetchedResultsChangeType, IndexPath?, IndexPath?)] = []
 
-    func controllerWillChangeContent(_ controller: AnyObject) { events.append("will") }
-    func controllerDidChangeContent(_ controller: AnyObject) { events.append("did") }
-    func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
-                    for type: FetchedResultsChangeType) {
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) { events.append("will") }
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) { events.append("did") }
+    func controller(_ controller: AnyFetchedResultsController, didChange sectionInfo: FetchedResultsSectionInfo,
+                    atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         events.append("section \(type) \(sectionInfo.name) \(sectionIndex)")
     }
-    func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
+    func controller(_ controller: AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
-        objectChanges.append((object, type, indexPath, newIndexPath))
+        objectChanges.append((anObject, type, indexPath, newIndexPath))
         events.append("\(type)")
     }
 }
@@ -315,7 +315,7 @@ final class ApplyingDelegate: FetchedResultsControllerDelegate {
     /// The most object changes one notification reported.
     private(set) var largestChange = 0
 
-    func controllerWillChangeContent(_ controller: AnyObject) {
+    func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {
         deletedSections = []
         insertedSections = []
         deletions = []
@@ -323,13 +323,14 @@ final class ApplyingDelegate: FetchedResultsControllerDelegate {
         objectChanges = 0
     }
 
-    func controller(_ controller: AnyObject, didChange sectionInfo: FetchedResultsSectionInfo, atSectionIndex sectionIndex: Int,
-                    for type: FetchedResultsChangeType) {
+    func controller(_ controller: AnyFetchedResultsController, didChange sectionInfo: FetchedResultsSectionInfo,
+                    atSectionIndex sectionIndex: Int, for type: FetchedResultsChangeType) {
         if type == .delete { deletedSections.append(sectionIndex) } else { insertedSections.append((sectionIndex, sectionInfo.name)) }
     }
 
-    func controller(_ controller: AnyObject, didChange object: ManagedObject, at indexPath: IndexPath?,
+    func controller(_ controller: AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
                     for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
+        let object = anObject as! ManagedObject
         objectChanges += 1
         largestChange = max(largestChange, objectChanges)
         switch type {
@@ -342,7 +343,7 @@ final class ApplyingDelegate: FetchedResultsControllerDelegate {
         }
     }
 
-    func controllerDidChangeContent(_ controller: AnyObject) {
+    func controllerDidChangeContent(_ controller: AnyFetchedResultsController) {
         for path in deletions.sorted(by: >) { sections[path.sectionIndex].1.remove(at: path.itemIndex) }
         for index in deletedSections.sorted(by: >) { sections.remove(at: index) }
         for (index, name) in insertedSections.sorted(by: { $0.0 < $1.0 }) { sections.insert((name, []), at: index) }
