@@ -1,6 +1,7 @@
 import Benchmark
 import Coherence
 import Foundation
+import Workloads
 
 /// The least bookkeeping a change can have: a plain class, mutated, and
 /// recorded in a set that is then handed to one observer.

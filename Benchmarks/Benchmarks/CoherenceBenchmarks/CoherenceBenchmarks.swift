@@ -1,4 +1,5 @@
 import Benchmark
+import Workloads
 
 /// Every workload beside its baseline, in one invocation:
 /// `swift package benchmark` in this folder. Benchmarks named

@@ -3,6 +3,7 @@ import CAllocatedBytes
 import Coherence
 import Foundation
 import GRDB
+import Workloads
 
 /// Bytes the allocator holds for the program right now.
 func allocatedBytes() -> Int {

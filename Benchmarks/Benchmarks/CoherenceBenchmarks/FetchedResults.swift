@@ -1,6 +1,7 @@
 import Benchmark
 import Coherence
 import Foundation
+import Workloads
 
 /// One change in a fetched results controller's list of 1,000 and of 100,000
 /// objects: the object moves to a new place, and the controller reports it.

@@ -2,6 +2,7 @@ import Benchmark
 import Coherence
 import Foundation
 import Synchronization
+import Workloads
 
 /// Two contexts of one SQLite coordinator: a background writer holding
 /// 10,000 items, and a view context with a fetched results controller over

@@ -1,6 +1,7 @@
 import Benchmark
 import Coherence
 import Foundation
+import Workloads
 
 /// A server whose unread count is a derived attribute.
 final class Server: ManagedObject {

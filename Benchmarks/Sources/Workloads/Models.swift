@@ -4,63 +4,63 @@ import GRDB
 
 /// The row of GRDB's comparison suite: ten integer columns, row i holding i
 /// in every column.
-final class Item: ManagedObject {
-    @Attribute var i0: Int64 = 0
-    @Attribute var i1: Int64 = 0
-    @Attribute var i2: Int64 = 0
-    @Attribute var i3: Int64 = 0
-    @Attribute var i4: Int64 = 0
-    @Attribute var i5: Int64 = 0
-    @Attribute var i6: Int64 = 0
-    @Attribute var i7: Int64 = 0
-    @Attribute var i8: Int64 = 0
-    @Attribute var i9: Int64 = 0
+package final class Item: ManagedObject {
+    @Attribute package var i0: Int64 = 0
+    @Attribute package var i1: Int64 = 0
+    @Attribute package var i2: Int64 = 0
+    @Attribute package var i3: Int64 = 0
+    @Attribute package var i4: Int64 = 0
+    @Attribute package var i5: Int64 = 0
+    @Attribute package var i6: Int64 = 0
+    @Attribute package var i7: Int64 = 0
+    @Attribute package var i8: Int64 = 0
+    @Attribute package var i9: Int64 = 0
 
     /// Sets every column to `value`.
-    func fill(_ value: Int64) {
+    package func fill(_ value: Int64) {
         i0 = value; i1 = value; i2 = value; i3 = value; i4 = value
         i5 = value; i6 = value; i7 = value; i8 = value; i9 = value
     }
 
     /// The sum of every column: reads each attribute once.
-    var total: Int64 { i0 &+ i1 &+ i2 &+ i3 &+ i4 &+ i5 &+ i6 &+ i7 &+ i8 &+ i9 }
+    package var total: Int64 { i0 &+ i1 &+ i2 &+ i3 &+ i4 &+ i5 &+ i6 &+ i7 &+ i8 &+ i9 }
 }
 
 /// The benchmarks' stores and files.
-enum Stack {
-    static let itemModel = try! ManagedObjectModel(entities: [Item.self])
+package enum Stack {
+    package static let itemModel = try! ManagedObjectModel(entities: [Item.self])
 
     /// This process's folder of benchmark files; removed after each benchmark.
-    static let directory = FileManager.default.temporaryDirectory
+    package static let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("coherence-benchmarks-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
 
     /// A new, unused file path in ``directory``.
-    static func newFile(_ name: String) -> URL {
+    package static func newFile(_ name: String) -> URL {
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("\(UUID().uuidString)-\(name)")
     }
 
     /// Removes every file the benchmarks made.
-    static func removeFiles() {
+    package static func removeFiles() {
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// A new coordinator with one store.
-    static func coordinator(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> PersistentStoreCoordinator {
+    package static func coordinator(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(description)
         return coordinator
     }
 
     /// A context on a new coordinator over `description`.
-    static func context(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> ManagedObjectContext {
+    package static func context(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> ManagedObjectContext {
         ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator(model, description))
     }
 
     /// Inserts items `start..<start + count` (row i holds i) into `context`;
     /// call on its queue.
     @discardableResult
-    static func insertItems(_ count: Int, from start: Int = 0, in context: ManagedObjectContext) -> [Item] {
+    package static func insertItems(_ count: Int, from start: Int = 0, in context: ManagedObjectContext) -> [Item] {
         (start..<start + count).map { i in
             let item = Item(context: context)
             item.fill(Int64(i))
@@ -70,7 +70,7 @@ enum Stack {
 
     /// A fetched results controller over every item, sorted by `i0`, fetched;
     /// call on the context's queue.
-    static func itemController(in context: ManagedObjectContext) throws -> FetchedResultsController<Item> {
+    package static func itemController(in context: ManagedObjectContext) throws -> FetchedResultsController<Item> {
         let controller = FetchedResultsController(
             fetchRequest: FetchRequest<Item>(sortBy: [SortDescriptor(\.i0)]), managedObjectContext: context)
         try controller.performFetch()
@@ -79,7 +79,7 @@ enum Stack {
 
     /// An SQLite file holding `count` items (row i holds i), written by
     /// Coherence, so that both sides of a fetch benchmark read the same rows.
-    static func itemFile(count: Int) throws -> URL {
+    package static func itemFile(count: Int) throws -> URL {
         let url = newFile("Items.sqlite")
         let context = try self.context(itemModel, .sqlite(url))
         try context.performAndWait {
@@ -93,10 +93,10 @@ enum Stack {
     }
 
     /// The columns of Coherence's `Item` table, for the raw GRDB baselines.
-    static let itemColumns = (0..<10).map { "i\($0)" }.joined(separator: ", ")
+    package static let itemColumns = (0..<10).map { "i\($0)" }.joined(separator: ", ")
 }
 
 /// A GRDB pool configured as Coherence's SQLite store opens its files (WAL).
-func rawPool(_ url: URL) throws -> DatabasePool {
+package func rawPool(_ url: URL) throws -> DatabasePool {
     try DatabasePool(path: url.path)
 }

@@ -1,0 +1,69 @@
+import CCallgrind
+import Foundation
+import Workloads
+
+/// callgrind's instrumentation, as the workloads' ``Meter``: only what runs
+/// between `start()` and `stop()`, on every thread, is counted.
+struct CallgrindMeter: Meter {
+    func start() { coherence_callgrind_start() }
+    func stop() { coherence_callgrind_stop() }
+}
+
+/// The warm-up run's meter: measures nothing.
+struct NoMeter: Meter {
+    func start() {}
+    func stop() {}
+}
+
+/// Runs one insert or fetch workload at a given size between callgrind's
+/// start and stop of instrumentation, after one warm-up run (as the
+/// benchmarks warm up once), so that its instruction count excludes setup:
+///
+///     valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=OUT \
+///         .build/release/count-instructions insert/Fluent 5000
+///
+/// Both runs are checked: every row written or read, with the right values.
+/// `Benchmarks/instructions` runs every workload this way and collects the
+/// totals.
+@main
+struct CountInstructions {
+    static func main() async throws {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard arguments.count == 2, let rows = Int(arguments[1]), rows > 0 else {
+            let names = insertWorkloads.map { "insert/\($0.key)" } + fetchWorkloads.map { "fetch/\($0.key)" }
+            fail("usage: count-instructions WORKLOAD ROWS\nworkloads: \(names.joined(separator: ", "))")
+        }
+        let name = arguments[0]
+        if coherence_callgrind_available() == 0 {
+            fail("count-instructions was built without valgrind's headers (valgrind/callgrind.h): install valgrind and rebuild")
+        }
+        if coherence_running_on_valgrind() == 0 {
+            FileHandle.standardError.write(Data("count-instructions: not running under valgrind; nothing is counted\n".utf8))
+        }
+        defer { Stack.removeFiles() }
+        let expected = expectedItems(rows: rows)
+        if name.hasPrefix("insert/"), let insert = insertWorkloads.first(where: { "insert/\($0.key)" == name })?.value {
+            for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
+                let written = try itemsWritten(in: try await insert(rows, meter))
+                check(written == expected, "\(name) wrote \(written), expected \(expected)")
+            }
+        } else if name.hasPrefix("fetch/"), let fetch = fetchWorkloads.first(where: { "fetch/\($0.key)" == name })?.value {
+            let file = try Stack.itemFile(count: rows)
+            for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
+                let total = try await fetch(file, meter)
+                check(total == expected.total, "\(name) read a total of \(total), expected \(expected.total)")
+            }
+        } else {
+            fail("count-instructions: no workload named \(name)")
+        }
+    }
+
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        if !condition { fail("count-instructions: " + message()) }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+        exit(2)
+    }
+}
