@@ -1,5 +1,6 @@
 import CCallgrind
 import Foundation
+import Synchronization
 import Workloads
 
 /// callgrind's instrumentation, as the workloads' ``Meter``: only what runs
@@ -27,7 +28,23 @@ struct NoMeter: Meter {
 /// totals.
 @main
 struct CountInstructions {
-    static func main() async throws {
+    /// A synchronous main that waits for the workload's task: an `async`
+    /// main parks the main thread in libdispatch's `sigsuspend` while the
+    /// task waits for other threads (as Fluent's do), and valgrind 3.19
+    /// crashes on that call (it writes to the signal mask, which libdispatch
+    /// keeps in read-only memory).
+    static func main() {
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        Task.detached {
+            do { try await run() } catch { failure.withLock { $0 = error } }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { fail("count-instructions: \(error)") }
+    }
+
+    static func run() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count == 2, let rows = Int(arguments[1]), rows > 0 else {
             let names = insertWorkloads.map { "insert/\($0.key)" } + fetchWorkloads.map { "fetch/\($0.key)" }
