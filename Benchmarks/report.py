@@ -1,7 +1,9 @@
 """Turns one benchmark run (ordo-one/benchmark's jsonSmallerIsBetter export)
 into BENCHMARKS.md: each workload beside its baseline from the same run, the
 ratio, the goal, the machine, and an SVG plot of the parent-watching-child
-scaling. Usage: report.py RESULTS.json BENCHMARKS.md PLOT.svg"""
+scaling; with the instruction counts written by `Benchmarks/instructions`,
+the insert and fetch ratios counted in instructions too.
+Usage: report.py RESULTS.json BENCHMARKS.md PLOT.svg [INSTRUCTIONS.json]"""
 
 import json
 import os
@@ -49,18 +51,76 @@ def fmt_time(us):
     return f"{us:.1f} µs"
 
 
-def ratio_row(results, workload, subject, baseline, baseline_label, goal, limit, higher_is_better=False):
+def ratio_row(results, workload, subject, baseline, baseline_label, goal, limit, higher_is_better=False,
+              instructions=None):
+    """One row of the goals table; `instructions`, if given, is the ratio of
+    the same two sides counted in instructions, shown beside the time ratio."""
     s, b = time(results, subject), time(results, baseline)
+    counted = f" (instructions: {instructions:,.2f})" if instructions is not None else ""
     if s is None or b is None:
-        return f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | – | {goal} | not run |"
+        return f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | –{counted} | {goal} | not run |"
     if higher_is_better:
         ratio = b / s
         met = ratio >= limit
     else:
         ratio = s / b
         met = ratio <= limit
-    return (f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | {ratio:,.2f} | {goal} | "
+    return (f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | {ratio:,.2f}{counted} | {goal} | "
             f"{'met' if met else '**missed**'} |")
+
+
+PEERS = ["GRDB", "GRDB records", "Fluent", "Coherence"]
+
+
+def load_instructions(path):
+    """`Benchmarks/instructions`' JSON: {"tool", "rows": {workload: rows},
+    "instructions": {"workload/side": count}}; None without a path."""
+    if not path:
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def instruction_ratio(counted, workload, side):
+    """The instructions of `workload/side` over raw GRDB's, or None."""
+    counts = (counted or {}).get("instructions", {})
+    s, b = counts.get(f"{workload}/{side}"), counts.get(f"{workload}/GRDB")
+    return s / b if s and b else None
+
+
+def fmt_count(n):
+    for scale, suffix in [(1e9, "G"), (1e6, "M"), (1e3, "k")]:
+        if n >= scale:
+            return f"{n / scale:,.2f} {suffix}"
+    return f"{n:,}"
+
+
+def peers_table(results, counted, workloads):
+    """Every side of the insert and fetch workloads in one table: the time of
+    the timed run and, below it, the instructions callgrind counted at the
+    smaller size, each with its ratio to raw GRDB."""
+    lines = ["| Workload | raw GRDB | GRDB records | Fluent | Coherence |", "|---|---|---|---|---|"]
+    for workload, rows, label in workloads:
+        cells = []
+        baseline = time(results, f"{workload}/GRDB")
+        for side in PEERS:
+            t = time(results, f"{workload}/{side}")
+            ratio = f" ({t / baseline:,.2f}×)" if t is not None and baseline and side != "GRDB" else ""
+            cells.append(fmt_time(t) + ratio)
+        lines.append(f"| {label.format(rows=f'{rows:,}')}: time | " + " | ".join(cells) + " |")
+        if counted is None:
+            continue
+        counts = counted.get("instructions", {})
+        counted_rows = counted.get("rows", {}).get(workload)
+        cells = []
+        for side in PEERS:
+            n = counts.get(f"{workload}/{side}")
+            ratio = instruction_ratio(counted, workload, side)
+            cells.append("not counted" if n is None else
+                         fmt_count(n) + (f" ({ratio:,.2f}×)" if ratio is not None and side != "GRDB" else ""))
+        size = label.format(rows=f"{counted_rows:,}") if counted_rows else label.format(rows="–")
+        lines.append(f"| {size}: instructions | " + " | ".join(cells) + " |")
+    return lines
 
 
 def machine():
@@ -126,11 +186,14 @@ def plot(results, path):
 def main():
     results_path, markdown_path, plot_path = sys.argv[1:4]
     r = load(results_path)
+    counted = load_instructions(sys.argv[4] if len(sys.argv) > 4 else None)
     rows = [
         ratio_row(r, "Insert 50,000 objects (ten Int64 attributes), save once, new SQLite file", "insert/Coherence",
-                  "insert/GRDB", "raw GRDB, one prepared statement, one transaction", "≤ 1.5", 1.5),
+                  "insert/GRDB", "raw GRDB, one prepared statement, one transaction", "≤ 1.5", 1.5,
+                  instructions=instruction_ratio(counted, "insert", "Coherence")),
         ratio_row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
-                  "GRDB `Row.fetchCursor`, columns by position", "≤ 2.0", 2.0),
+                  "GRDB `Row.fetchCursor`, columns by position", "≤ 2.0", 2.0,
+                  instructions=instruction_ratio(counted, "fetch", "Coherence")),
         ratio_row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
                   "change/plain", "plain Swift class mutated and recorded in a Set", "≤ 3.0", 3.0),
         ratio_row(r, "Parent watching child, derived attribute: 10,000 servers vs 10", "watch/derived 10000",
@@ -154,7 +217,10 @@ def main():
         "every workload ran beside its baseline in the same invocation. Times are the p99 of the run's iterations",
         "(with few iterations, the slowest run) on both sides of each ratio. The seed pattern runs fewer toggles per",
         "iteration at 1,000 and 10,000 servers (100 and 10); its times are scaled to 1,000 toggles.",
-        "Regenerate with `Benchmarks/report`.",
+        "Regenerate with `Benchmarks/report`." + (
+            " The ratios in parentheses count instructions instead (valgrind's callgrind, `Benchmarks/instructions`,"
+            " at smaller sizes): they do not change with the machine's load, so a change can be judged by them on"
+            " a shared machine." if counted else ""),
         "",
         f"Machine: {machine()}. Run: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}.",
         "",
@@ -174,6 +240,18 @@ def main():
                   f"of the same row IDs: {extra:,.0f} bytes above the baseline (goal ≤ 200: {'met' if extra <= 200 else '**missed**'}; "
                   f"allocator figures, each allocation's header included, that of the benchmark tool's malloc interposer too). "
                   f"Fetch time {fmt_time(time(r, 'faults/Coherence'))} against {fmt_time(time(r, 'faults/[Int64]'))}.", ""]
+    lines += ["## Beside the other Swift ORMs", "",
+              "The insert and fetch workloads, every side on the same rows, timed in the same run: raw GRDB (the",
+              "baseline), GRDB records (a `Codable` struct, `FetchableRecord & PersistableRecord`), Fluent (fluent-kit",
+              "with fluent-sqlite-driver) and Coherence. Each cell has its ratio to raw GRDB. " +
+              (f"The instructions are counted by callgrind ({counted.get('tool', 'valgrind')}) in one run of each "
+               "workload at the smaller size shown, after an uncounted warm-up: every thread, setup excluded."
+               if counted else "Instructions were not counted in this run (`Benchmarks/instructions`)."), "",
+              *peers_table(r, counted, [
+                  ("insert", 50_000, "Insert {rows} items, one transaction, new SQLite file"),
+                  ("fetch", 200_000, "Fetch {rows} items, read every column"),
+              ]),
+              ""]
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]
     for n in [10, 1_000, 10_000]:
