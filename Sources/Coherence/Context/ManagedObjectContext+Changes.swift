@@ -189,6 +189,9 @@ extension ManagedObjectContext {
     public func processPendingChanges() {
         _assertOnQueue()
         guard !isScratch else { return }
+        let wasProcessing = isProcessingPendingChanges
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = wasProcessing }
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
         for _ in 0..<100 {

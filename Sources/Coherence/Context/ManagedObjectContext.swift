@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A scratch pad of managed objects bound to one queue: it fetches objects,
 /// tracks their changes, announces them with Core Data's notifications, and
@@ -71,7 +70,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var automaticMergeBudget: Duration?
     }
 
-    private let configuration: Mutex<Configuration>
+    private let configuration: Locked<Configuration>
 
     // State confined to the queue.
     var registered = IdentityMap()
@@ -81,6 +80,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether a main-queue context has asked the main queue to process its
     /// pending changes at the end of the current turn.
     var endOfTurnProcessingScheduled = false
+    /// Set while ``processPendingChanges()`` runs, which announces what
+    /// changes meanwhile itself.
+    var isProcessingPendingChanges = false
+    /// How many `perform`/`performAndWait` blocks of this context are
+    /// running on the holding thread, one inside the other.
+    var blockDepth = 0
     var derivations = DerivationState()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
@@ -93,7 +98,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Creates a context; give it a coordinator before use.
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator: PersistentStoreCoordinator? = nil) {
         self.concurrencyType = concurrencyType
-        configuration = Mutex(Configuration(coordinator: persistentStoreCoordinator))
+        configuration = Locked(Configuration(coordinator: persistentStoreCoordinator))
         isScratch = false
         ownership = ContextOwnership()
         switch concurrencyType {
@@ -107,7 +112,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// A context on `context`'s queue that sees only committed values.
     init(scratchFor context: ManagedObjectContext) {
         concurrencyType = context.concurrencyType
-        configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
+        configuration = Locked(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
         isScratch = true
         queue = context.queue
         ownership = context.ownership
@@ -251,6 +256,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// loads its values when first used. Does not check that the object
     /// exists; use ``existingObject(with:)`` for that.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        _assertOnQueue()
         if let object = registered[objectID] { return object }
         return registerFault(objectID, snapshot: nil)
     }

@@ -1,5 +1,4 @@
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// One entity of a model: a ``ManagedObject`` subclass and the attributes and
 /// relationships declared on it (and on its superclasses).
@@ -20,7 +19,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
     private nonisolated(unsafe) let prototype: ManagedObject
-    private let keyPathIndexes = Mutex<[SendableKeyPath: Int?]>([:])
+    private let keyPathIndexes = Locked<[SendableKeyPath: Int?]>([:])
 
     /// The ``Derived`` properties of this entity.
     let derivations: [DerivationDescription]

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What changed about one observed object, in one didChangeObjects.
 public struct ObjectChange: Sendable, Hashable {
@@ -73,7 +72,7 @@ final class ObjectObservers: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var isEmpty: Bool { state.withLock { $0.byObject.isEmpty && $0.byEntity.isEmpty } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Connects contexts to the stores of one model, and serializes saves.
 ///
@@ -9,9 +8,9 @@ import Synchronization
 public final class PersistentStoreCoordinator: Sendable {
     /// The model of every store and context of this coordinator.
     public let managedObjectModel: ManagedObjectModel
-    private let stores = Mutex<[any PersistentStore]>([])
+    private let stores = Locked<[any PersistentStore]>([])
     /// Held for the length of a save, so saves apply one after another.
-    private let saveLock = Mutex<Void>(())
+    private let saveLock = Locked<Void>(())
     /// Committed snapshots shared by every context of this coordinator.
     let rowCache = RowCache()
 

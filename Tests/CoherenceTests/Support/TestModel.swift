@@ -1,6 +1,5 @@
 import Coherence
 import Foundation
-import Synchronization
 import Testing
 
 /// The seed articles' feed server.
@@ -214,7 +213,7 @@ final class ChangeLog {
 /// Counts Foundation notifications from `NotificationCenter.default`, from any thread.
 final class NotificationCounter: Sendable {
     private final class Count: Sendable {
-        let value = Mutex(0)
+        let value = Locked(0)
     }
 
     private let counted = Count()

@@ -1,6 +1,5 @@
 import Foundation
 internal import GRDB
-import Synchronization
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save
 /// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
@@ -116,7 +115,7 @@ public final class SQLiteStore: PersistentStore {
     /// How many read transactions the store ran: a way to spot N+1 access
     /// patterns (compare with `relationshipKeyPathsForPrefetching`).
     public var queryCount: Int { queries.withLock { $0 } }
-    private let queries = Mutex(0)
+    private let queries = Locked(0)
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         queries.withLock { $0 += 1 }
