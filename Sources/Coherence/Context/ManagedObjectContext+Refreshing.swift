@@ -65,7 +65,6 @@ extension ManagedObjectContext {
             tracker.pendingTouched.remove(object)
             object._snapshot = latest
             object._access.insert(.fault)
-            registered.release(object)
             object.didTurnIntoFault()
         }
         tracker.pendingRefreshed.insert(object)

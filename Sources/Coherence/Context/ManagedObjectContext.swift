@@ -241,8 +241,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Every object the context holds.
+    ///
+    /// Faults that nothing outside the context holds are let go first, so
+    /// they are not counted.
+    ///
+    /// **Complexity:** O(registered objects).
     public var registeredObjects: Set<ManagedObject> {
         _assertOnQueue()
+        registered.evictUnreferencedFaults()
         return Set(registered.objects)
     }
 
@@ -312,7 +318,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
         }
         object._access.remove(.fault)
-        registered.retain(object)
         object._apply(values: snapshot.values, entity: entity)
         derivationLoaded(object)
         object.awakeFromFetch()
@@ -329,7 +334,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func invalidate(_ object: ManagedObject, notify: Bool) {
         derivationForget(object)
         registered[object.objectID] = nil
-        registered.release(object)
         if notify { object.willTurnIntoFault() }
         object._contextRef = nil
         object._access.insert(.invalidated)
@@ -358,9 +362,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func register(inserted object: ManagedObject, entity: EntityDescription) {
         object._entity = entity
         object._contextRef = self
-        object._lifecycle = .inserted
+        object._lifecycle = [.inserted, .insertionUnannounced]
         registered[object.objectID] = object
-        registered.retain(object)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)
     }

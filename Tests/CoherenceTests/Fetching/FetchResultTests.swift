@@ -163,8 +163,20 @@ struct FaultingTests {
                 someFault = servers[0]
                 #expect(reader.registeredObjects.count == 200)
             }
-            #expect(someFault == nil, "a fault nothing holds is released")
+            // Faults only the context holds are let go when the identity map
+            // next evicts (it has doubled, or registeredObjects is asked).
             #expect(reader.registeredObjects.isEmpty)
+            #expect(someFault == nil, "a fault nothing holds is released")
+
+            // A fault still held elsewhere stays registered: the same object
+            // comes back for its ID.
+            do {
+                let held = try #require(try reader.fetch(FetchRequest<Server>()).first)
+                #expect(held.isFault)
+                #expect(reader.registeredObjects == [held])
+                #expect(reader.object(with: held.objectID) === held)
+                #expect(reader.registeredObjects == [held])
+            }
 
             // Loaded objects stay until they turn back into faults.
             do {
