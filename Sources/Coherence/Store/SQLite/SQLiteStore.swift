@@ -68,7 +68,8 @@ public final class SQLiteStore: PersistentStore {
 
     /// Reads an existing file without writing to it: its store identifier and
     /// the model it was saved with, or `nil` for a new (missing or empty) file.
-    private static func inspect(url: URL, model: ManagedObjectModel) throws -> (String, StoredModel)? {
+    /// With a `model`, also checks that the file can be migrated to it.
+    static func inspect(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size > 0 else { return nil }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
@@ -87,7 +88,7 @@ public final class SQLiteStore: PersistentStore {
                       let old = try? JSONDecoder().decode(StoredModel.self, from: data) else {
                     throw StoreError.notACoherenceStore(path: url.path)
                 }
-                _ = try SQLiteMigration(from: old, to: model) // throws if it cannot be done
+                if let model { _ = try SQLiteMigration(from: old, to: model) } // throws if it cannot be done
                 return (identifier, old)
             }
         } catch let error as StoreError {
