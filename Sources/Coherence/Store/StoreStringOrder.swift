@@ -49,6 +49,22 @@ public enum StoreStringOrder: Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Whether two ASCII strings compare as their bytes do (`memcmp`, then
+    /// the shorter first). True of `String`'s `Comparable` order, which
+    /// compares Unicode scalars after normalization (ASCII is normalized
+    /// already), and on Linux of `.lexical`, which swift-foundation
+    /// implements as `String`'s `<` when no option is set.
+    var ordersASCIIByBytes: Bool {
+        switch self {
+        case .comparable: true
+        #if canImport(Darwin)
+        case .lexical, .localizedStandard, .localized: false
+        #else
+        case .lexical: true
+        #endif
+        }
+    }
+
     /// Compares two strings in ascending order with the very function the
     /// `SortDescriptor` calls, so a store that sorts with it cannot disagree
     /// with a sort in memory.

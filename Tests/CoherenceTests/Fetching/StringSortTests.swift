@@ -1,5 +1,6 @@
-import Coherence
+@testable import Coherence
 import Foundation
+import GRDB
 import PropertyBased
 import Testing
 
@@ -125,6 +126,28 @@ struct StringSortTests {
                 let fetched = try context.fetch(FetchRequest<Sample>(sortBy: [descriptor])).map(\.objectID)
                 let expected = try context.fetch(FetchRequest<Sample>()).sorted(using: [descriptor]).map(\.objectID)
                 #expect(fetched == expected)
+            }
+        }
+    }
+
+    /// Each collation, through SQL, compares every pair of these strings as
+    /// its order does in Swift (ASCII pairs take a `memcmp` shortcut, the
+    /// rest Swift's comparison).
+    @Test(arguments: StoreStringOrder.allCases) func collationComparesAsItsOrder(order: StoreStringOrder) throws {
+        let strings = ["", "a", "A", "b", "ab", "a ", "a\u{301}", "á", "e\u{301}", "é", "f", "item 10", "item 2", "Z", "~",
+                       "\u{7F}", "\u{80}", "ß", "😀", "\u{FFFD}", "Å", "\u{212B}", "10", "9",
+                       "Feed item number 1", "Feed item number 1\u{301}", "Feed item number 10", "Feed item number é",
+                       "Feed item number e\u{301}", "Feed item number 2 of the day"]
+        let context = try TestStack.context(.sqlite)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let name = SQLiteCollations.name(of: order)
+        let sql = "SELECT CASE WHEN ?1 = ?2 COLLATE \(name) THEN 0 WHEN ?1 < ?2 COLLATE \(name) THEN -1 ELSE 1 END"
+        try store.read { db in
+            for lhs in strings {
+                for rhs in strings {
+                    let result = try Int.fetchOne(db, sql: sql, arguments: [lhs, rhs])
+                    #expect(result == order.compare(lhs, rhs).rawValue, "\(Array(lhs.unicodeScalars)) vs \(Array(rhs.unicodeScalars))")
+                }
             }
         }
     }
