@@ -20,4 +20,5 @@ let benchmarks: @Sendable () -> Void = {
     mergingBenchmarks()
     fetchedResultsBenchmarks()
     faultBenchmarks()
+    sortedFetchBenchmarks()
 }
