@@ -125,7 +125,7 @@ public final class SQLiteStore: PersistentStore {
     /// ``queryCount``, a way to check that a fetch with a `fetchLimit` reads
     /// its window and not every row of the entity.
     public var rowsRead: Int { rows.withLock { $0 } }
-    private let rows = Mutex(0)
+    private let rows = Locked(0)
 
     /// Counts `count` rows read (see ``rowsRead``).
     private func noteRowsRead(_ count: Int) {
