@@ -7,15 +7,20 @@
 /// (`refresh(_:mergeChanges:)`, `refreshAllObjects()`) or leave the context,
 /// which keeps objects that observe their context (the seed article's parent)
 /// alive while they are in use, as Core Data's object graph does. Faults that
-/// nothing outside the map holds are evicted: whenever the map has doubled
-/// since the last eviction, and before ``ManagedObjectContext/registeredObjects``
-/// answers.
+/// nothing outside the map holds are evicted: an object turned into a fault
+/// (refresh, merge) once its didChangeObjects is posted; any other fault when
+/// the map has doubled since the last eviction, and before
+/// ``ManagedObjectContext/registeredObjects``, `refreshAllObjects()` and
+/// `reset()` look at the objects.
 ///
 /// **Complexity:** lookups and insertions are O(1) amortized; an eviction is
 /// O(registered objects), and runs only after the map doubled (or when asked).
 struct IdentityMap {
     private var entries: [ManagedObjectID: ManagedObject] = [:]
     private var evictionThreshold = 1024
+    /// IDs whose faults stay registered even when nothing holds them: those
+    /// that observers watch by ID.
+    var isPinned: (ManagedObjectID) -> Bool = { _ in false }
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
         get { entries[id] }
@@ -34,12 +39,19 @@ struct IdentityMap {
 
     /// Removes the faults that only this map holds.
     mutating func evictUnreferencedFaults() {
-        for id in Array(entries.keys) where entries[id]!.isFault {
+        for id in Array(entries.keys) where entries[id]!.isFault && !isPinned(id) {
             if isKnownUniquelyReferenced(&entries[id]!) {
                 entries[id] = nil
             }
         }
         evictionThreshold = max(1024, entries.count * 2)
+    }
+
+    /// Removes the object registered under `id` if it is a fault only this
+    /// map holds: for objects just turned into faults.
+    mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) {
+        guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return }
+        entries[id] = nil
     }
 
     mutating func removeAll() {

@@ -206,15 +206,22 @@ extension ManagedObjectContext {
         defer { isProcessingPendingChanges = wasProcessing }
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
+        var refreshed: [ManagedObjectID] = []
         for _ in 0..<100 {
-            guard tracker.hasPendingNotification || hasPendingDerivations else { return }
+            guard tracker.hasPendingNotification || hasPendingDerivations else { break }
             propagateDeletions()
             applyDerivations()
             let (change, changedProperties) = takePendingChange()
+            refreshed += change.refreshed.lazy.filter(\.isFault).map(\.objectID)
             if !change.isEmpty {
                 post(change)
                 objectObservers.dispatch(change, changedProperties: changedProperties)
             }
+        }
+        // Objects turned into faults are let go once announced, unless
+        // something else holds them or observes them by ID.
+        for id in refreshed {
+            registered.evictIfUnreferencedFault(id)
         }
     }
 

@@ -107,6 +107,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .privateQueue:
             queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
         }
+        registered.isPinned = { [objectObservers] in objectObservers.isObserving($0) }
     }
 
     /// A context on `context`'s queue that sees only committed values.
@@ -439,7 +440,8 @@ private final class AutomaticMerging: @unchecked Sendable {
             forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
         ) { [weak context] notification in
             guard let context, let saver = notification.object as? ManagedObjectContext, saver !== context,
-                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification) else { return }
+                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification),
+                  !changes.isEmpty else { return } // an empty save has nothing to merge
             // A nested context merges its parent's saves; a root context, the
             // store saves of the other root contexts of its coordinator.
             if let parent = context.parent {

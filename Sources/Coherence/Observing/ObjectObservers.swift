@@ -76,6 +76,11 @@ final class ObjectObservers: Sendable {
 
     var isEmpty: Bool { state.withLock { $0.byObject.isEmpty && $0.byEntity.isEmpty } }
 
+    /// Whether an observer watches this object by its ID.
+    func isObserving(_ id: ManagedObjectID) -> Bool {
+        state.withLock { $0.byObject[id]?.isEmpty == false }
+    }
+
     func add(object: ManagedObjectID, properties: Set<Int>?, handler: @escaping (ObjectChange) -> Void) -> Int {
         let entry = ObjectEntry(properties: properties, handler: handler)
         return state.withLock { state in
