@@ -15,6 +15,8 @@ final class FeedItem: ManagedObject {
     @Attribute var title = ""
     @Attribute var read = false
     @Relationship var server: Server?
+    /// Computed from `title`: not a column, so never translated to SQL.
+    var displayTitle: String { title.isEmpty ? "Untitled" : title }
 }
 
 /// Records the lifecycle hooks Coherence calls.
