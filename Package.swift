@@ -19,7 +19,10 @@ let package = Package(
     targets: [
         .target(
             name: "Coherence",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             path: "Sources/Coherence",
             swiftSettings: strict
         ),

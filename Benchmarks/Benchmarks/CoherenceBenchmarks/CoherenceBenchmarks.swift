@@ -21,4 +21,5 @@ let benchmarks: @Sendable () -> Void = {
     mergingBenchmarks()
     fetchedResultsBenchmarks()
     faultBenchmarks()
+    sortedFetchBenchmarks()
 }

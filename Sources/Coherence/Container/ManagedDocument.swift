@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A document kept in one SQLite file, with Core Data's document stack: a
 /// private-queue writer context that saves to the file, and a main-queue
@@ -31,7 +30,7 @@ public final class ManagedDocument: Sendable {
         var autosaveError: (any Error)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A document at `url`; nothing is read until ``open()``.
     public init(url: URL, managedObjectModel: ManagedObjectModel) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A model, a coordinator, its stores and a main-queue context, set up in one
 /// place, as Core Data's `NSPersistentContainer` does.
@@ -18,7 +17,7 @@ public final class PersistentContainer: Sendable {
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// The main-queue context, for the user interface or the main actor.
     public let viewContext: ManagedObjectContext
-    private let descriptions: Mutex<[PersistentStoreDescription]>
+    private let descriptions: Locked<[PersistentStoreDescription]>
 
     /// Creates a container. Load its stores with ``loadPersistentStores()``
     /// before using a context.
@@ -28,7 +27,7 @@ public final class PersistentContainer: Sendable {
         persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         viewContext = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: persistentStoreCoordinator)
         viewContext.name = "viewContext"
-        descriptions = Mutex([.sqlite(Self.defaultDirectoryURL().appending(path: "\(name).sqlite"))])
+        descriptions = Locked([.sqlite(Self.defaultDirectoryURL().appending(path: "\(name).sqlite"))])
     }
 
     /// Where containers keep their SQLite files unless told otherwise: the

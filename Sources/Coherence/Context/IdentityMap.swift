@@ -1,58 +1,61 @@
 /// A context's registered objects, one per object ID.
 ///
-/// Faults are held weakly: a fault that nothing else holds is released, so
-/// fetching many objects and dropping them frees them. Objects with loaded
-/// values are held strongly until they turn back into faults
+/// Entries are strong references, so no object carries a weak-reference side
+/// table (which would send every retain and release of it down the runtime's
+/// slow path, the largest single cost of inserting and fetching objects).
+/// Objects with loaded values stay until they turn back into faults
 /// (`refresh(_:mergeChanges:)`, `refreshAllObjects()`) or leave the context,
-/// which keeps objects that observe their context (the seed article's
-/// parent) alive while they are in use, as Core Data's object graph does.
+/// which keeps objects that observe their context (the seed article's parent)
+/// alive while they are in use, as Core Data's object graph does. Faults that
+/// nothing outside the map holds are evicted: an object turned into a fault
+/// (refresh, merge) once its didChangeObjects is posted; any other fault when
+/// the map has doubled since the last eviction, and before
+/// ``ManagedObjectContext/registeredObjects``, `refreshAllObjects()` and
+/// `reset()` look at the objects.
 ///
-/// **Complexity:** lookups and insertions are O(1) amortized; dead entries are
-/// swept when the map has doubled since the last sweep.
+/// **Complexity:** lookups and insertions are O(1) amortized; an eviction is
+/// O(registered objects), and runs only after the map doubled (or when asked).
 struct IdentityMap {
-    private struct Entry {
-        weak var object: ManagedObject?
-    }
-
-    private var entries: [ManagedObjectID: Entry] = [:]
-    private var materialized: Set<ManagedObject> = []
-    private var sweepThreshold = 1024
+    private var entries: [ManagedObjectID: ManagedObject] = [:]
+    private var evictionThreshold = 1024
+    /// IDs whose faults stay registered even when nothing holds them: those
+    /// that observers watch by ID.
+    var isPinned: (ManagedObjectID) -> Bool = { _ in false }
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
-        get { entries[id]?.object }
+        get { entries[id] }
         set {
-            if let newValue {
-                entries[id] = Entry(object: newValue)
-                sweepIfNeeded()
-            } else {
-                entries[id] = nil
+            entries[id] = newValue
+            if newValue != nil, entries.count >= evictionThreshold {
+                evictUnreferencedFaults()
             }
         }
     }
 
-    /// Every registered object that is still alive.
+    /// Every registered object, faults nothing else holds included.
     var objects: [ManagedObject] {
-        entries.values.compactMap(\.object)
+        Array(entries.values)
     }
 
-    /// Holds `object` strongly: its values are loaded.
-    mutating func retain(_ object: ManagedObject) {
-        materialized.insert(object)
+    /// Removes the faults that only this map holds.
+    mutating func evictUnreferencedFaults() {
+        for id in Array(entries.keys) where entries[id]!.isFault && !isPinned(id) {
+            if isKnownUniquelyReferenced(&entries[id]!) {
+                entries[id] = nil
+            }
+        }
+        evictionThreshold = max(1024, entries.count * 2)
     }
 
-    /// Holds `object` only weakly again: it turned into a fault or left.
-    mutating func release(_ object: ManagedObject) {
-        materialized.remove(object)
+    /// Removes the object registered under `id` if it is a fault only this
+    /// map holds: for objects just turned into faults.
+    mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) {
+        guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return }
+        entries[id] = nil
     }
 
     mutating func removeAll() {
         entries = [:]
-        materialized = []
-    }
-
-    private mutating func sweepIfNeeded() {
-        guard entries.count >= sweepThreshold else { return }
-        entries = entries.filter { $0.value.object != nil }
-        sweepThreshold = max(1024, entries.count * 2)
+        evictionThreshold = 1024
     }
 }

@@ -9,13 +9,13 @@ extension ManagedObjectContext {
     /// `announce: false` is for property setters, which tell Observation
     /// about their own property.
     func _recordWrite(of object: ManagedObject, property index: Int, announce: Bool = true) {
-        let tracking: ObjectTracking
-        if let existing = object._tracking {
-            tracking = existing
-        } else {
-            tracking = ObjectTracking()
-            object._tracking = tracking
+        if object._lifecycle.contains(.insertionUnannounced) {
+            // Announced whole as inserted; saved whole. Nothing to track.
+            derivationTouched(object)
+            if announce { object._observationChanged() }
+            return
         }
+        let tracking = tracking(of: object)
         if tracking.notifiedValues[index] == nil, let entity = object._entity {
             tracking.notifiedValues[index] = .some(object._currentStoreValue(at: index, entity: entity))
         }
@@ -24,6 +24,14 @@ extension ManagedObjectContext {
         tracker.changed.insert(object)
         derivationTouched(object)
         if announce { object._observationChanged() }
+    }
+
+    /// The object's change record, created on first use.
+    func tracking(of object: ManagedObject) -> ObjectTracking {
+        if let existing = object._tracking { return existing }
+        let tracking = ObjectTracking()
+        object._tracking = tracking
+        return tracking
     }
 
     // MARK: Relationships
@@ -73,7 +81,11 @@ extension ManagedObjectContext {
         guard newIDs != oldIDs || foreign != nil || hadForeign else { return }
 
         _recordWrite(of: object, property: index)
-        object._tracking?.foreignTargets[index] = foreign
+        if let foreign {
+            tracking(of: object).foreignTargets[index] = foreign
+        } else {
+            object._tracking?.foreignTargets[index] = nil
+        }
         relationship.access.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
         for removed in oldIDs.subtracting(newIDs) {
             removeInverse(of: relationship, from: self.object(with: removed), pointingTo: object.objectID)
@@ -189,23 +201,34 @@ extension ManagedObjectContext {
     public func processPendingChanges() {
         _assertOnQueue()
         guard !isScratch else { return }
+        let wasProcessing = isProcessingPendingChanges
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = wasProcessing }
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
+        var refreshed: [ManagedObjectID] = []
         for _ in 0..<100 {
-            guard tracker.hasPendingNotification || hasPendingDerivations else { return }
+            guard tracker.hasPendingNotification || hasPendingDerivations else { break }
             propagateDeletions()
             applyDerivations()
             let (change, changedProperties) = takePendingChange()
+            refreshed += change.refreshed.lazy.filter(\.isFault).map(\.objectID)
             if !change.isEmpty {
                 post(change)
                 objectObservers.dispatch(change, changedProperties: changedProperties)
             }
+        }
+        // Objects turned into faults are let go once announced, unless
+        // something else holds them or observes them by ID.
+        for id in refreshed {
+            registered.evictIfUnreferencedFault(id)
         }
     }
 
     /// The announcement of everything since the last one; clears the record.
     private func takePendingChange() -> (ObjectsDidChange, [ObjectIdentifier: Set<Int>]) {
         let inserted = tracker.pendingInserted
+        for object in inserted { object._lifecycle.remove(.insertionUnannounced) }
         let deleted = tracker.pendingDeleted
         var updated = Set<ManagedObject>()
         var changedProperties: [ObjectIdentifier: Set<Int>] = [:]

@@ -172,15 +172,16 @@ extension ManagedObjectContext {
 
     /// The request's sort descriptors as store sort keys, or `nil` if one of
     /// them needs Swift's comparison (a key path that is not an attribute, a
-    /// custom string comparator, or a type SQL orders differently).
+    /// string comparator no store reproduces, or a type SQL orders
+    /// differently).
     private func storeSortDescriptors<Result>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
         var result: [StoreSortDescriptor] = []
         for descriptor in descriptors {
-            guard descriptor.stringComparator == nil, let keyPath = descriptor.keyPath,
+            guard let strings = StoreStringOrder(descriptor.stringComparator), let keyPath = descriptor.keyPath,
                   let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else { return nil }
             switch entity.attributes[index].attributeType {
             case .decimal, .codable, .uuid, .binaryData, .uri: return nil
-            default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward))
+            default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward, strings: strings))
             }
         }
         return result

@@ -38,12 +38,7 @@ extension ManagedObjectContext {
     /// changes are processed (and announced) when the block ends, as Core
     /// Data's `perform(_:)` does.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async {
-            self.runHoldingContext {
-                block()
-                self.processPendingChanges()
-            }
-        }
+        submit { self.runAsOutermostBlock(block) }
     }
 
     /// Runs `block` on the context's queue and returns its result. Only
@@ -52,12 +47,8 @@ extension ManagedObjectContext {
     @discardableResult
     public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
-            queue.async {
-                let result = self.runHoldingContext { () -> Result<T, E> in
-                    let result = Result { () throws(E) -> T in try block() }
-                    self.processPendingChanges()
-                    return result
-                }
+            submit {
+                let result = self.runAsOutermostBlock { Result { () throws(E) -> T in try block() } }
                 continuation.resume(returning: result)
             }
         }
@@ -65,27 +56,42 @@ extension ManagedObjectContext {
     }
 
     /// Runs `block` with exclusive use of the context and waits for it, as
-    /// Core Data's `performAndWait(_:)`: reentrant, and never a deadlock
-    /// where Core Data has none.
+    /// Core Data's `performAndWait(_:)`, which is reentrant.
     ///
     /// - A private-queue context runs `block` **on the calling thread**, once
-    ///   the blocks submitted to its queue before the call have run (the
-    ///   queue is first in, first out). The thread that already holds the context
-    ///   (inside `perform` or `performAndWait`) runs `block` at once. So a
-    ///   block started on the main queue may also use main-queue contexts,
-    ///   and a child may read through its main-queue parent.
+    ///   the blocks submitted before the call have run (first in, first out,
+    ///   as Core Data's queue). The thread that already holds the context
+    ///   (inside its `perform` or `performAndWait`) runs `block` at once.
+    ///   Because the block runs where it was called, a block called on the
+    ///   main queue may also use main-queue contexts: a child may read through
+    ///   its main-queue parent, and a background block may merge into the view
+    ///   context.
     /// - A main-queue context runs `block` at once when called on the main
     ///   queue (or main actor); from another thread it waits for the main
     ///   queue to run it.
     ///
-    /// Pending changes are processed (and announced) when the block ends.
+    /// A thread that waits for one context while holding another can deadlock
+    /// as in Core Data: the main queue waiting in a child's `performAndWait`
+    /// while a block already on the child's queue waits for its main-queue
+    /// parent, for example.
+    ///
+    /// Pending changes are processed (and announced) when the outermost
+    /// block on the context ends.
     @discardableResult
     public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         try withExclusiveAccess { () throws(E) -> T in
-            let result = Result { () throws(E) -> T in try block() }
-            processPendingChanges()
-            return try result.get()
+            try runAsOutermostBlock { Result { () throws(E) -> T in try block() } }.get()
         }
+    }
+
+    /// Runs a `perform` or `performAndWait` block, holding the context, and
+    /// processes pending changes when the outermost one ends.
+    private func runAsOutermostBlock<T>(_ block: () -> T) -> T {
+        blockDepth += 1
+        let result = block()
+        blockDepth -= 1
+        if blockDepth == 0 { processPendingChanges() }
+        return result
     }
 
     /// Runs `body` with exclusive use of the context, on the calling thread
@@ -94,14 +100,6 @@ extension ManagedObjectContext {
     func withExclusiveAccess<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         switch concurrencyType {
         case .privateQueue:
-            if ownership.isHeldByCurrentThread { return try ownership.withOwnership(body) }
-            // Wait for the blocks submitted before this call (the queue is
-            // FIFO, as Core Data's is), then hold the queue while `body` runs
-            // here, on the calling thread.
-            let turn = QueueTurn()
-            queue.async { turn.hold() }
-            turn.waitForStart()
-            defer { turn.finish() }
             return try ownership.withOwnership(body)
         case .mainQueue:
             if isOnQueue { return try body() }
@@ -116,11 +114,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Runs a block that `perform` submitted, on the context's queue.
-    private func runHoldingContext<T>(_ body: () -> T) -> T {
+    /// Submits a `perform` block to the context's queue.
+    private func submit(_ block: @escaping @Sendable () -> Void) {
         switch concurrencyType {
-        case .privateQueue: ownership.withOwnership(body)
-        case .mainQueue: body()
+        case .privateQueue: ownership.submit(to: queue, block)
+        case .mainQueue: queue.async(execute: block)
         }
     }
 
@@ -132,8 +130,8 @@ extension ManagedObjectContext {
     /// queued; changes processed sooner (end of a `perform` block, save,
     /// fetch) leave it nothing to do.
     func scheduleEndOfTurnProcessing() {
-        guard concurrencyType == .mainQueue, !endOfTurnProcessingScheduled, !isScratch,
-              tracker.hasPendingNotification else { return }
+        guard concurrencyType == .mainQueue, !endOfTurnProcessingScheduled, !isProcessingPendingChanges,
+              !isScratch, tracker.hasPendingNotification else { return }
         endOfTurnProcessingScheduled = true
         DispatchQueue.main.async { [weak self] in
             guard let self else { return }

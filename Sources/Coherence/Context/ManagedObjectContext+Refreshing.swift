@@ -65,7 +65,6 @@ extension ManagedObjectContext {
             tracker.pendingTouched.remove(object)
             object._snapshot = latest
             object._access.insert(.fault)
-            registered.release(object)
             object.didTurnIntoFault()
         }
         tracker.pendingRefreshed.insert(object)
@@ -77,6 +76,7 @@ extension ManagedObjectContext {
     /// objects take the latest committed values of their unchanged properties.
     public func refreshAllObjects() {
         _assertOnQueue()
+        registered.evictUnreferencedFaults()
         for object in registered.objects {
             refresh(object, mergeChanges: true)
         }
@@ -144,6 +144,7 @@ extension ManagedObjectContext {
     /// didChangeObjects notification lists them all under `invalidatedAll`.
     public func reset() {
         _assertOnQueue()
+        registered.evictUnreferencedFaults()
         let all = Set(registered.objects)
         for object in all {
             invalidate(object, notify: !object.isFault)

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A scratch pad of managed objects bound to one queue: it fetches objects,
 /// tracks their changes, announces them with Core Data's notifications, and
@@ -71,7 +70,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var automaticMergeBudget: Duration?
     }
 
-    private let configuration: Mutex<Configuration>
+    private let configuration: Locked<Configuration>
 
     // State confined to the queue.
     var registered = IdentityMap()
@@ -81,6 +80,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Whether a main-queue context has asked the main queue to process its
     /// pending changes at the end of the current turn.
     var endOfTurnProcessingScheduled = false
+    /// Set while ``processPendingChanges()`` runs, which announces what
+    /// changes meanwhile itself.
+    var isProcessingPendingChanges = false
+    /// How many `perform`/`performAndWait` blocks of this context are
+    /// running on the holding thread, one inside the other.
+    var blockDepth = 0
     var derivations = DerivationState()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
@@ -93,7 +98,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Creates a context; give it a coordinator before use.
     public init(concurrencyType: ConcurrencyType, persistentStoreCoordinator: PersistentStoreCoordinator? = nil) {
         self.concurrencyType = concurrencyType
-        configuration = Mutex(Configuration(coordinator: persistentStoreCoordinator))
+        configuration = Locked(Configuration(coordinator: persistentStoreCoordinator))
         isScratch = false
         ownership = ContextOwnership()
         switch concurrencyType {
@@ -102,12 +107,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .privateQueue:
             queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
         }
+        registered.isPinned = { [objectObservers] in objectObservers.isObserving($0) }
     }
 
     /// A context on `context`'s queue that sees only committed values.
     init(scratchFor context: ManagedObjectContext) {
         concurrencyType = context.concurrencyType
-        configuration = Mutex(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
+        configuration = Locked(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
         isScratch = true
         queue = context.queue
         ownership = context.ownership
@@ -236,8 +242,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Every object the context holds.
+    ///
+    /// Faults that nothing outside the context holds are let go first, so
+    /// they are not counted.
+    ///
+    /// **Complexity:** O(registered objects).
     public var registeredObjects: Set<ManagedObject> {
         _assertOnQueue()
+        registered.evictUnreferencedFaults()
         return Set(registered.objects)
     }
 
@@ -251,6 +263,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// loads its values when first used. Does not check that the object
     /// exists; use ``existingObject(with:)`` for that.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        _assertOnQueue()
         if let object = registered[objectID] { return object }
         return registerFault(objectID, snapshot: nil)
     }
@@ -306,7 +319,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
         }
         object._access.remove(.fault)
-        registered.retain(object)
         object._apply(values: snapshot.values, entity: entity)
         derivationLoaded(object)
         object.awakeFromFetch()
@@ -323,7 +335,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func invalidate(_ object: ManagedObject, notify: Bool) {
         derivationForget(object)
         registered[object.objectID] = nil
-        registered.release(object)
         if notify { object.willTurnIntoFault() }
         object._contextRef = nil
         object._access.insert(.invalidated)
@@ -352,9 +363,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func register(inserted object: ManagedObject, entity: EntityDescription) {
         object._entity = entity
         object._contextRef = self
-        object._lifecycle = .inserted
+        object._lifecycle = [.inserted, .insertionUnannounced]
         registered[object.objectID] = object
-        registered.retain(object)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)
     }
@@ -430,7 +440,8 @@ private final class AutomaticMerging: @unchecked Sendable {
             forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
         ) { [weak context] notification in
             guard let context, let saver = notification.object as? ManagedObjectContext, saver !== context,
-                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification) else { return }
+                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification),
+                  !changes.isEmpty else { return } // an empty save has nothing to merge
             // A nested context merges its parent's saves; a root context, the
             // store saves of the other root contexts of its coordinator.
             if let parent = context.parent {

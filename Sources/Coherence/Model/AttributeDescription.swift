@@ -122,11 +122,43 @@ struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
             pointer(object).pointee.storage = typed
             return true
         }
-        if value == nil, codec.isOptional, let decoded = try? codec.decode(.null) {
-            pointer(object).pointee.storage = decoded
+        if value == nil {
+            if codec.isOptional, let decoded = try? codec.decode(.null) {
+                pointer(object).pointee.storage = decoded
+            } else {
+                // As in Core Data, a required attribute may be cleared; the
+                // next save reports it missing.
+                pointer(object).pointee.storage = nil
+            }
             return true
         }
+        // Core Data's key-value coding takes any number (an NSNumber) for a
+        // numeric attribute; convert it when the attribute can hold it exactly.
+        for candidate in Self.numberCandidates(value) {
+            if let decoded = try? codec.decode(candidate) {
+                pointer(object).pointee.storage = decoded
+                return true
+            }
+        }
         return false
+    }
+
+    /// A number's store forms, integer first when it is integral.
+    private static func numberCandidates(_ value: Any?) -> [StoreValue] {
+        let double: Double
+        switch value {
+        case let integer as any BinaryInteger:
+            guard let exact = Int64(exactly: integer) else { return [] }
+            return [.integer(exact), .double(Double(exact))]
+        case let floating as any BinaryFloatingPoint:
+            double = Double(floating)
+        case let number as NSNumber:
+            double = number.doubleValue
+            if let exact = Int64(exactly: double), exact == number.int64Value { return [.integer(exact), .double(double)] }
+        default:
+            return []
+        }
+        return (Int64(exactly: double).map { [StoreValue.integer($0)] } ?? []) + [.double(double)]
     }
 }
 

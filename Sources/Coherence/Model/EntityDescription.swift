@@ -1,5 +1,5 @@
 @_spi(Reflection) import Swift
-import Synchronization
+import Foundation
 
 /// One entity of a model: a ``ManagedObject`` subclass and the attributes and
 /// relationships declared on it (and on its superclasses).
@@ -20,7 +20,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
     private nonisolated(unsafe) let prototype: ManagedObject
-    private let keyPathIndexes = Mutex<[SendableKeyPath: Int?]>([:])
+    private let keyPathIndexes = Locked<[SendableKeyPath: Int?]>([:])
 
     /// The ``Derived`` properties of this entity.
     let derivations: [DerivationDescription]
@@ -72,11 +72,47 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             var index: Int?
             if type(of: keyPath).rootType == managedObjectClass,
                let offset = prototype._recordedOffset(reading: keyPath), let found = indexByOffset[offset],
-               type(of: keyPath).valueType == valueType(at: found) {
+               type(of: keyPath).valueType == valueType(at: found), self.keyPath(keyPath, returnsAttribute: found) {
                 index = found
             }
             cache[key] = index
             return index
+        }
+    }
+
+    /// Whether `keyPath` returns attribute `index` itself rather than a value
+    /// computed from it (`var displayTitle: String { title.isEmpty ? "Untitled" : title }`
+    /// reads `title` too): probe values written into the prototype's slot
+    /// must come back unchanged. Relationships, enums and Codable values are
+    /// taken as read. Runs under `keyPathIndexes`'s lock, once per key path.
+    private func keyPath(_ keyPath: AnyKeyPath, returnsAttribute index: Int) -> Bool {
+        guard index < attributes.count, let probes = Self.probes(for: attributes[index].attributeType) else { return true }
+        let access = attributes[index].access
+        let saved = try? access.storeValue(of: prototype)
+        defer {
+            if let saved { try? access.setStoreValue(saved, of: prototype) } else { access.clearValue(of: prototype) }
+        }
+        for probe in probes {
+            guard (try? access.setStoreValue(probe, of: prototype)) != nil else { return true }
+            guard let read = prototype[keyPath: keyPath], (try? access.storeValue(forSwiftValue: read)) == probe else { return false }
+        }
+        return true
+    }
+
+    /// Values that computed properties rarely return unchanged: empty and
+    /// mixed-case strings, zero and negative numbers, both Booleans.
+    private static func probes(for type: AttributeType) -> [StoreValue]? {
+        switch type {
+        case .boolean: [.bool(false), .bool(true)]
+        case .integer16, .integer32, .integer64: [.integer(0), .integer(-7)]
+        case .double, .float: [.double(0), .double(-2.5)]
+        case .string: [.string(""), .string("Ab 1")]
+        case .date: [.date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSince1970: -86_400))]
+        case .binaryData: [.data(Data()), .data(Data([1, 2]))]
+        case .uuid: [.uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))]
+        case .uri: [.url(URL(string: "a:")!), .url(URL(string: "https://example.com/B")!)]
+        case .decimal: [.decimal(0), .decimal(-7)]
+        case .codable: nil
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The typed observers of one context. Registration and removal may happen on
 /// any thread; handlers are called on the context's queue, outside the lock.
@@ -19,7 +18,7 @@ final class ContextObservers: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func add(_ name: Notification.Name, handler: @escaping (Notification) -> Void) -> Int {
         let entry = Entry(name: name, handler: handler)

@@ -20,4 +20,9 @@ public struct ObjectIDChanges: Sendable, Hashable {
         self.invalidated = invalidated
         self.invalidatedAll = invalidatedAll
     }
+
+    /// Whether no object changed.
+    public var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty && !invalidatedAll
+    }
 }

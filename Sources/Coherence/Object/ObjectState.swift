@@ -16,6 +16,9 @@ struct LifecycleState: OptionSet {
     static let inserted = LifecycleState(rawValue: 1 << 0)
     /// Marked for deletion at the next save.
     static let deleted = LifecycleState(rawValue: 1 << 1)
+    /// Inserted, and no didChangeObjects has announced it yet: writes need no
+    /// change tracking, since the insertion announces the object whole.
+    static let insertionUnannounced = LifecycleState(rawValue: 1 << 2)
 }
 
 /// What a context records about one object's unsaved and unannounced changes.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 // Turning one didChangeObjects into the controller's precise changes.
 extension AnyFetchedResultsController {
@@ -266,9 +265,9 @@ extension AnyFetchedResultsController {
 
 /// The continuations of a controller's snapshot streams.
 final class SnapshotStreams: Sendable {
-    private let continuations = Mutex<[Int: AsyncStream<FetchedResultsSnapshot>.Continuation]>([:])
-    private let nextID = Mutex(0)
-    private let latest = Mutex<Int?>(nil)
+    private let continuations = Locked<[Int: AsyncStream<FetchedResultsSnapshot>.Continuation]>([:])
+    private let nextID = Locked(0)
+    private let latest = Locked<Int?>(nil)
 
     var hasListeners: Bool { continuations.withLock { !$0.isEmpty } }
 

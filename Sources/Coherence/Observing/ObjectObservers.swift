@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What changed about one observed object, in one didChangeObjects.
 public struct ObjectChange: Sendable, Hashable {
@@ -73,9 +72,14 @@ final class ObjectObservers: Sendable {
         var nextID = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var isEmpty: Bool { state.withLock { $0.byObject.isEmpty && $0.byEntity.isEmpty } }
+
+    /// Whether an observer watches this object by its ID.
+    func isObserving(_ id: ManagedObjectID) -> Bool {
+        state.withLock { $0.byObject[id]?.isEmpty == false }
+    }
 
     func add(object: ManagedObjectID, properties: Set<Int>?, handler: @escaping (ObjectChange) -> Void) -> Int {
         let entry = ObjectEntry(properties: properties, handler: handler)

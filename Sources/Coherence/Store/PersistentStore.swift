@@ -101,6 +101,8 @@ public struct StoreSortDescriptor: Sendable, Hashable {
     /// The attribute's position in the entity's properties.
     public var propertyIndex: Int
     public var ascending: Bool
+    /// How a string attribute's values compare (ignored for other types).
+    public var strings: StoreStringOrder = .comparable
 }
 
 /// The changes of one context save, as the store sees them. Values may refer

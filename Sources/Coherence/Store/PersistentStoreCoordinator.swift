@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Connects contexts to the stores of one model, and serializes saves.
 ///
@@ -9,9 +8,9 @@ import Synchronization
 public final class PersistentStoreCoordinator: Sendable {
     /// The model of every store and context of this coordinator.
     public let managedObjectModel: ManagedObjectModel
-    private let stores = Mutex<[any PersistentStore]>([])
+    private let stores = Locked<[any PersistentStore]>([])
     /// Held for the length of a save, so saves apply one after another.
-    private let saveLock = Mutex<Void>(())
+    private let saveLock = NSLock()
     /// Committed snapshots shared by every context of this coordinator.
     let rowCache = RowCache()
 
@@ -79,7 +78,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// - Throws: ``StoreError/storeNotInCoordinator(_:)`` if `store` is not
     ///   one of ``persistentStores``.
     public func remove(_ store: any PersistentStore) throws {
-        try saveLock.withLock { _ in
+        try saveLock.withLock {
             try stores.withLock { stores in
                 guard let index = stores.firstIndex(where: { $0 === store }) else {
                     throw StoreError.storeNotInCoordinator(store.identifier)
@@ -223,7 +222,7 @@ public final class PersistentStoreCoordinator: Sendable {
     func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
         let stores = persistentStores
         guard stores.count == 1 else { return nil }
-        return try saveLock.withLock { _ in
+        return try saveLock.withLock {
             guard let result = try stores[0].execute(request) else { return nil }
             rowCache.commit(changed: result.changes.updated.union(result.changes.deleted), saved: [])
             return result
@@ -234,7 +233,7 @@ public final class PersistentStoreCoordinator: Sendable {
         let stores = persistentStores
         guard let store = stores.first else { throw StoreError.noPersistentStore }
         guard stores.count == 1 else { throw StoreError.severalStores(stores.count) }
-        return try saveLock.withLock { _ in
+        return try saveLock.withLock {
             let result = try store.save(request)
             rowCache.commit(changed: request.deleted.map(\.objectID), saved: result.snapshots.values)
             return result

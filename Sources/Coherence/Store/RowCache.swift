@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The coordinator's cache of committed snapshots, shared by all its
 /// contexts: a fault another context already loaded fires without a query.
@@ -25,7 +24,7 @@ final class RowCache: Sendable {
         var floor: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     subscript(id: ManagedObjectID) -> Snapshot? {
         state.withLock { $0.entries[id]?.snapshot }

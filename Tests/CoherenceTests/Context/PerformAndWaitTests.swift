@@ -1,6 +1,5 @@
 import Coherence
 import Foundation
-import Synchronization
 import Testing
 
 /// Core Data's `performAndWait` runs its block on the calling thread while it
@@ -227,7 +226,7 @@ struct PerformAndWaitTests {
     /// after the blocks submitted with `perform` before it.
     @Test func performAndWaitRunsAfterEarlierPerformBlocks() throws {
         let context = try TestStack.context()
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         for step in 0..<50 {
             context.perform { order.withLock { $0.append(step) } }
         }
@@ -239,7 +238,7 @@ struct PerformAndWaitTests {
     /// the same context waits for it.
     @Test func performAndWaitExcludesPerformBlocks() async throws {
         let context = try TestStack.context()
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         try await PlainThread.run {
             context.performAndWait {
                 context.perform { log.withLock { $0.append("perform") } }
@@ -252,13 +251,41 @@ struct PerformAndWaitTests {
         #expect(log.withLock { $0 } == ["performAndWait, first half", "performAndWait, reentered", "perform"])
     }
 
-    /// `performAndWait` runs on the caller's thread.
-    @Test func performAndWaitRunsOnTheCallersThread() async throws {
+    /// `performAndWait` runs on the caller's thread and keeps the caller's
+    /// queue identity: code that asks which queue it is on (as Coherence's
+    /// own main-queue check does) still sees the caller's queue.
+    @Test func performAndWaitRunsOnTheCallersThreadAndQueue() async throws {
         let context = try TestStack.context()
-        let same = try await PlainThread.run { () -> Bool in
-            let caller = Thread.current
-            return context.performAndWait { Thread.current === caller }
+        let callerQueue = DispatchQueue(label: "caller")
+        let key = DispatchSpecificKey<String>()
+        callerQueue.setSpecific(key: key, value: "caller")
+        let (sameThread, queueName) = await withCheckedContinuation { continuation in
+            callerQueue.async {
+                let caller = Thread.current
+                let seen = context.performAndWait { (Thread.current === caller, DispatchQueue.getSpecific(key: key)) }
+                continuation.resume(returning: seen)
+            }
         }
-        #expect(same)
+        #expect(sameThread)
+        #expect(queueName == "caller")
+    }
+
+    /// Pending changes are processed when the outermost block ends, not at
+    /// the end of each nested one, so observers never see half a block.
+    @Test func nestedBlocksAnnounceOnceWhenTheOutermostEnds() throws {
+        let context = try TestStack.context()
+        let log = context.performAndWait { ChangeLog(context) }
+        let countsInside = context.performAndWait { () -> [Int] in
+            _ = Server(context: context)
+            context.performAndWait { _ = Server(context: context) }
+            let afterInner = log.changes.count
+            _ = FeedItem(context: context)
+            return [afterInner]
+        }
+        #expect(countsInside == [0])
+        context.performAndWait {
+            #expect(log.changes.count == 1)
+            #expect(log.last?.inserted.count == 3)
+        }
     }
 }

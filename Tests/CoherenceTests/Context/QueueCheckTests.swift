@@ -31,6 +31,8 @@ struct QueueCheckTests {
         #expect(name == "in a main-queue block")
     }
 
+    // The object-access check runs in debug builds.
+    #if DEBUG
     @Test func aMainQueueObjectTouchedFromAPlainThreadTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let context = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: try TestStack.coordinator())
@@ -85,4 +87,5 @@ struct QueueCheckTests {
         #expect(message.contains("FeedItem"))
         #expect(message.contains("released"))
     }
+    #endif
 }

@@ -163,8 +163,20 @@ struct FaultingTests {
                 someFault = servers[0]
                 #expect(reader.registeredObjects.count == 200)
             }
-            #expect(someFault == nil, "a fault nothing holds is released")
+            // Faults only the context holds are let go when the identity map
+            // next evicts (it has doubled, or registeredObjects is asked).
             #expect(reader.registeredObjects.isEmpty)
+            #expect(someFault == nil, "a fault nothing holds is released")
+
+            // A fault still held elsewhere stays registered: the same object
+            // comes back for its ID.
+            do {
+                let held = try #require(try reader.fetch(FetchRequest<Server>()).first)
+                #expect(held.isFault)
+                #expect(reader.registeredObjects == [held])
+                #expect(reader.object(with: held.objectID) === held)
+                #expect(reader.registeredObjects == [held])
+            }
 
             // Loaded objects stay until they turn back into faults.
             do {
@@ -172,9 +184,40 @@ struct FaultingTests {
                 for server in servers { _ = server.name }
             }
             #expect(reader.registeredObjects.count == 200)
+            weak var refreshedObject: Server?
+            do {
+                refreshedObject = reader.registeredObjects.first as? Server
+                #expect(refreshedObject?.isFault == false)
+            }
             reader.refreshAllObjects()
             reader.processPendingChanges() // the notification reports them as refreshed, then lets go
+            #expect(refreshedObject == nil, "an object turned into a fault is released once announced")
             #expect(reader.registeredObjects.isEmpty, "refreshAllObjects releases unchanged objects")
         }
+    }
+
+    /// An object observed by ID stays registered as a fault, so the observer
+    /// still hears about it after it was let go everywhere else.
+    @Test func anObservedFaultStaysRegistered() throws {
+        let writer = try seeded(servers: 1, itemsEach: 0)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        let (id, token, heard) = try reader.performAndWait { () throws -> (ManagedObjectID, ContextObservation, Locked<Int>) in
+            let heard = Locked(0)
+            let server = try #require(try reader.fetch(FetchRequest<Server>()).first)
+            let token = reader.observe(server) { _ in heard.withLock { $0 += 1 } }
+            return (server.objectID, token, heard)
+        }
+        reader.performAndWait {
+            #expect(reader.registeredObjects.count == 1, "observed by ID: not evicted")
+        }
+        try writer.performAndWait {
+            (try writer.existingObject(with: id) as! Server).name = "renamed elsewhere"
+            try writer.save()
+        }
+        reader.performAndWait {
+            reader.mergeChanges(fromContextDidSave: ObjectIDChanges(updated: [id]))
+        }
+        #expect(heard.withLock { $0 } == 1)
+        token.cancel()
     }
 }

@@ -82,7 +82,7 @@ struct CoreDataPayloadTests {
             return servers
         }
         let ids = servers.map(\.objectID)
-        // Held here: the context holds unchanged objects weakly.
+        // Held here, so a merge that refreshes them cannot let them go.
         let (readerLog, held) = try reader.performAndWait {
             let loaded = try reader.existingObject(with: ids[0]) as! Server
             _ = loaded.name

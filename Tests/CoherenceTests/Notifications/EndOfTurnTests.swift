@@ -94,12 +94,30 @@ struct EndOfTurnTests {
 
     /// Changes made inside `perform` are announced when the block ends; the
     /// end of the turn then finds nothing left to announce.
-    @MainActor @Test func aPerformBlockIsAnnouncedOnce() async throws {
-        let (context, _) = try viewContext()
+    @Test func aPerformBlockIsAnnouncedOnce() async throws {
+        let context = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: try TestStack.coordinator(.sqlite))
+        let changes = NotificationWaiter(.NSManagedObjectContextObjectsDidChange, object: context)
+        let countAtTheEnd = await context.perform { () -> Int in
+            _ = Server(context: context)
+            _ = Server(context: context)
+            return changes.count
+        }
+        #expect(countAtTheEnd == 0, "announced when the block ends, not before")
+        #expect(changes.count == 1)
+        await mainQueueRoundTrip()
+        #expect(changes.count == 1)
+    }
+
+    /// A save in the same turn announces the changes itself (before
+    /// willSave); the end of the turn adds nothing.
+    @MainActor @Test func aChangeSavedInTheSameTurnIsAnnouncedOnce() async throws {
+        let (context, server) = try viewContext()
         await mainQueueRoundTrip()
         let changes = NotificationWaiter(.NSManagedObjectContextObjectsDidChange, object: context)
-        context.performAndWait { _ = Server(context: context) }
+        server.name = "renamed and saved"
+        try context.save()
         #expect(changes.count == 1)
+        await mainQueueRoundTrip()
         await mainQueueRoundTrip()
         #expect(changes.count == 1)
     }

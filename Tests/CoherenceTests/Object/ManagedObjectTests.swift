@@ -156,6 +156,28 @@ struct ManagedObjectTests {
         }
     }
 
+    /// Core Data's key-value coding takes any number (an NSNumber) for a
+    /// numeric attribute, and nil for a required one, which the next save
+    /// reports missing:
+    /// https://developer.apple.com/documentation/objectivec/nsobject-swift.class/setvalue(_:forkey:)
+    @Test func setValueForKeyConvertsNumbersAndClearsRequiredAttributes() throws {
+        let context = try TestStack.context()
+        try context.performAndWait {
+            let sample = Sample(context: context)
+            sample.code = "set"
+            sample.setValue(5, forKey: "int16")
+            sample.setValue(7, forKey: "float")
+            sample.setValue(2.0, forKey: "int32")
+            sample.setValue(NSNumber(value: 9), forKey: "int64")
+            sample.setValue(Int8(3), forKey: "double")
+            #expect(sample.int16 == 5 && sample.float == 7 && sample.int32 == 2 && sample.int64 == 9 && sample.double == 3)
+            sample.setValue(nil, forKey: "code")
+            #expect(throws: ValidationError.self) { try context.save() }
+            sample.setValue("again", forKey: "code")
+            try context.save()
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func equalityIsIdentityAndObjectsAreUniquedPerContext(store: StoreKind) throws {
         let context = try TestStack.context(store)
         try context.performAndWait {

@@ -1,7 +1,6 @@
 import Coherence
 import Foundation
 import PropertyBased
-import Synchronization
 import Testing
 
 /// Records a controller's delegate calls.
@@ -242,7 +241,7 @@ struct FetchedResultsControllerTests {
     /// objects; changes are processed every 6 steps), which takes the
     /// controller's one-pass path for large changes.
     @Test func largeChangesReproduceTheNewResults() async {
-        let largest = Mutex(0)
+        let largest = Locked(0)
         await propertyCheck(count: 60, input: Gen.int(in: 0...10_000).array(of: 20...60)) { steps in
             do {
                 let reported = try checkChanges(steps, fanOut: 12, processEvery: 6)

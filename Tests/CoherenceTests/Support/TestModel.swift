@@ -1,6 +1,5 @@
 import Coherence
 import Foundation
-import Synchronization
 import Testing
 
 /// The seed articles' feed server.
@@ -16,6 +15,8 @@ final class FeedItem: ManagedObject {
     @Attribute var title = ""
     @Attribute var read = false
     @Relationship var server: Server?
+    /// Computed from `title`: not a column, so never translated to SQL.
+    var displayTitle: String { title.isEmpty ? "Untitled" : title }
 }
 
 /// Records the lifecycle hooks Coherence calls.
@@ -214,7 +215,7 @@ final class ChangeLog {
 /// Counts Foundation notifications from `NotificationCenter.default`, from any thread.
 final class NotificationCounter: Sendable {
     private final class Count: Sendable {
-        let value = Mutex(0)
+        let value = Locked(0)
     }
 
     private let counted = Count()

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// Failure of a wait that reached its deadline: a deadlock or a missing event.
@@ -10,8 +9,8 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 
 /// Resumes a continuation once: with the first of a result and a deadline.
 private final class Once<T: Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<T, Never>?>
-    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Mutex(continuation) }
+    private let continuation: Locked<CheckedContinuation<T, Never>?>
+    init(_ continuation: CheckedContinuation<T, Never>) { self.continuation = Locked(continuation) }
     func resume(_ value: T) {
         continuation.withLock { continuation in
             continuation?.resume(returning: value)
@@ -91,5 +90,17 @@ final class NotificationWaiter: @unchecked Sendable {
 func mainQueueRoundTrip() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         DispatchQueue.main.async { continuation.resume() }
+    }
+}
+
+/// A value behind an `NSLock`, for test bookkeeping shared across threads.
+/// (`Synchronization.Mutex` is invisible to ThreadSanitizer on Linux, which
+/// then reports false races.)
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&value) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store that keeps its rows in memory for the life of the coordinator.
 /// Useful for tests, previews and caches; nothing survives the process.
@@ -16,7 +15,7 @@ public final class InMemoryStore: PersistentStore {
     }
 
     /// Rows by entity name.
-    private let tables = Mutex<[String: Table]>([:])
+    private let tables = Locked<[String: Table]>([:])
 
     /// Creates an empty store.
     public init(identifier: String = UUID().uuidString) {

@@ -31,24 +31,6 @@ extension SQLiteStore {
     /// Throws unless the non-empty file at `url` is an SQLite database that
     /// Coherence created. Reads only.
     private static func checkIsCoherenceStore(at url: URL) throws {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
-        let header = handle.readData(ofLength: 16)
-        try? handle.close()
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
-        do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? queue.close() }
-            let isStore = try queue.read { db in
-                try db.tableExists(SQLiteSchema.metadataTable)
-                    && String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'storeUUID'") != nil
-            }
-            guard isStore else { throw StoreError.notACoherenceStore(path: url.path) }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-            throw StoreError.notASQLiteDatabase(path: url.path)
-        } catch let error as DatabaseError {
-            throw StoreError(error)
-        }
+        _ = try inspect(url: url, model: nil)
     }
 }

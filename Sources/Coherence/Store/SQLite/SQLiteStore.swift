@@ -1,6 +1,5 @@
 import Foundation
 internal import GRDB
-import Synchronization
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save
 /// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
@@ -36,7 +35,10 @@ public final class SQLiteStore: PersistentStore {
             var configuration = Configuration()
             configuration.label = "Coherence.SQLiteStore"
             configuration.busyMode = .timeout(10)
-            configuration.prepareDatabase { db in SQLiteFunctions.register(in: db) }
+            configuration.prepareDatabase { db in
+                SQLiteFunctions.register(in: db)
+                SQLiteCollations.register(in: db)
+            }
             pool = try DatabasePool(path: url.path, configuration: configuration)
             var migrated = false
             identifier = try pool.write { db in
@@ -69,7 +71,8 @@ public final class SQLiteStore: PersistentStore {
 
     /// Reads an existing file without writing to it: its store identifier and
     /// the model it was saved with, or `nil` for a new (missing or empty) file.
-    private static func inspect(url: URL, model: ManagedObjectModel) throws -> (String, StoredModel)? {
+    /// With a `model`, also checks that the file can be migrated to it.
+    static func inspect(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size > 0 else { return nil }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
@@ -88,7 +91,7 @@ public final class SQLiteStore: PersistentStore {
                       let old = try? JSONDecoder().decode(StoredModel.self, from: data) else {
                     throw StoreError.notACoherenceStore(path: url.path)
                 }
-                _ = try SQLiteMigration(from: old, to: model) // throws if it cannot be done
+                if let model { _ = try SQLiteMigration(from: old, to: model) } // throws if it cannot be done
                 return (identifier, old)
             }
         } catch let error as StoreError {
@@ -116,7 +119,18 @@ public final class SQLiteStore: PersistentStore {
     /// How many read transactions the store ran: a way to spot N+1 access
     /// patterns (compare with `relationshipKeyPathsForPrefetching`).
     public var queryCount: Int { queries.withLock { $0 } }
-    private let queries = Mutex(0)
+    private let queries = Locked(0)
+
+    /// How many rows the store's reads turned into snapshots: with
+    /// ``queryCount``, a way to check that a fetch with a `fetchLimit` reads
+    /// its window and not every row of the entity.
+    public var rowsRead: Int { rows.withLock { $0 } }
+    private let rows = Locked(0)
+
+    /// Counts `count` rows read (see ``rowsRead``).
+    private func noteRowsRead(_ count: Int) {
+        rows.withLock { $0 += count }
+    }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         queries.withLock { $0 += 1 }
@@ -177,6 +191,7 @@ public final class SQLiteStore: PersistentStore {
         return try read { db in
             let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
             guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [objectID.key]) else { return nil }
+            noteRowsRead(1)
             return try snapshot(from: row, entity: entity)
         }
     }
@@ -189,6 +204,7 @@ public final class SQLiteStore: PersistentStore {
             while let row = try rows.next() {
                 snapshots.append(try snapshot(from: row, entity: entity))
             }
+            noteRowsRead(snapshots.count)
             return snapshots
         }
     }
@@ -222,8 +238,11 @@ public final class SQLiteStore: PersistentStore {
             sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
             arguments = compiler.arguments
         }
-        let order = request.sortDescriptors.map {
-            "t0.\(SQLiteSchema.quote(entity.propertyName(at: $0.propertyIndex))) \($0.ascending ? "ASC" : "DESC")"
+        let order = request.sortDescriptors.map { descriptor in
+            let column = "t0.\(SQLiteSchema.quote(entity.propertyName(at: descriptor.propertyIndex)))"
+            let collation = entity.attributes[descriptor.propertyIndex].attributeType == .string
+                ? " COLLATE \(SQLiteCollations.name(of: descriptor.strings))" : ""
+            return "\(column)\(collation) \(descriptor.ascending ? "ASC" : "DESC")"
         } + ["t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey))"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
@@ -242,6 +261,7 @@ public final class SQLiteStore: PersistentStore {
             while let row = try rows.next() {
                 snapshots.append(try snapshot(from: row, entity: entity))
             }
+            noteRowsRead(snapshots.count)
             return snapshots
         }
     }
@@ -270,6 +290,7 @@ public final class SQLiteStore: PersistentStore {
                     while let row = try rows.next() { snapshots.append(try snapshot(from: row, entity: entity)) }
                 }
             }
+            noteRowsRead(snapshots.count)
             return snapshots
         }
     }
@@ -300,6 +321,7 @@ public final class SQLiteStore: PersistentStore {
                     result[owner, default: []].append(try snapshot(from: row, entity: destination, offset: 1))
                 }
             }
+            noteRowsRead(result.values.reduce(0) { $0 + $1.count })
             return result
         }
     }
