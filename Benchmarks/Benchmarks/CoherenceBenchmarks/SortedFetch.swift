@@ -1,6 +1,7 @@
 import Benchmark
 import Coherence
 import Foundation
+import Workloads
 
 /// An object with a title, for the sorted-fetch workload.
 final class Titled: ManagedObject {
