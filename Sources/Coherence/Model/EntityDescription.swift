@@ -88,9 +88,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     private func keyPath(_ keyPath: AnyKeyPath, returnsAttribute index: Int) -> Bool {
         guard index < attributes.count, let probes = Self.probes(for: attributes[index].attributeType) else { return true }
         let access = attributes[index].access
-        let saved = try? access.storeValue(of: prototype)
+        let saved = access.currentSwiftValue(of: prototype)
         defer {
-            if let saved { try? access.setStoreValue(saved, of: prototype) } else { access.clearValue(of: prototype) }
+            if let saved { _ = access.setSwiftValue(saved, of: prototype) } else { access.clearValue(of: prototype) }
         }
         for probe in probes {
             guard (try? access.setStoreValue(probe, of: prototype)) != nil else { return true }

@@ -67,10 +67,6 @@ extension ManagedObject {
             if _access.contains(.fault) { context._fulfillFault(self) }
         }
         let newValue = value is NSNull ? nil : value
-        if newValue == nil, !attribute.isOptional {
-            attribute.access.clearValue(of: self)
-            return
-        }
         guard attribute.access.setSwiftValue(newValue, of: self) else {
             preconditionFailure("Coherence: setPrimitiveValue(_:forKey:) was given a \(type(of: newValue!)) for \(entity.name).\(key), which holds \(attribute.valueType)")
         }
