@@ -15,11 +15,5 @@ struct ConcurrencyTypeTests {
         let background = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType,
                                               persistentStoreCoordinator: try TestStack.coordinator())
         #expect(background.concurrencyType == .privateQueue)
-        let saved = try background.performAndWait {
-            _ = Server(context: background)
-            try background.save()
-            return background.hasChanges
-        }
-        #expect(!saved, "a context created with Core Data's spelling works as a private-queue one")
     }
 }

@@ -76,12 +76,11 @@ struct EndOfTurnTests {
     @Test func aChangeInAMainQueueBlockIsAnnouncedAtTheEndOfItsTurn() async throws {
         let context = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: try TestStack.coordinator(.sqlite))
         let changes = NotificationWaiter(.NSManagedObjectContextObjectsDidChange, object: context)
-        let postedDuringTheBlock = NotificationWaiter(.NSManagedObjectContextObjectsDidChange, object: context)
         let countInBlock = await withCheckedContinuation { continuation in
             DispatchQueue.main.async {
                 Server(context: context).name = "first"
                 Server(context: context).name = "second"
-                continuation.resume(returning: postedDuringTheBlock.count)
+                continuation.resume(returning: changes.count)
             }
         }
         #expect(countInBlock == 0)

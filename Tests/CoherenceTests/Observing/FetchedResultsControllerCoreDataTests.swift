@@ -336,7 +336,7 @@ struct FetchedResultsControllerCoreDataTests {
     @Test func delegateGivesTheIndexTitles() throws {
         final class Titles: FetchedResultsControllerDelegate {
             func controller(_ controller: AnyFetchedResultsController, sectionIndexTitleForSectionName sectionName: String) -> String? {
-                sectionName.uppercased()
+                "#" + sectionName
             }
         }
         let (context, _, _) = try seeded()
@@ -347,8 +347,8 @@ struct FetchedResultsControllerCoreDataTests {
             let titles = Titles()
             controller.delegate = titles
             try controller.performFetch()
-            #expect(controller.sectionIndexTitles == ["A", "B"])
-            #expect(controller.sections?.map(\.indexTitle) == ["A", "B"])
+            #expect(controller.sectionIndexTitles == ["#a", "#b"])
+            #expect(controller.sections?.map(\.indexTitle) == ["#a", "#b"])
             controller.delegate = nil
             #expect(controller.sectionIndexTitles == ["A", "B"])
         }

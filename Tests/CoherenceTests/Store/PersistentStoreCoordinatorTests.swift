@@ -79,7 +79,7 @@ struct PersistentStoreCoordinatorTests {
             return (server, server.objectID)
         }
         let before = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
-        #expect(try before.performAndWait { try before.existingObject(with: id) } !== server)
+        #expect(try before.performAndWait { try before.existingObject(with: id).objectID } == id, "found before the removal")
         try coordinator.remove(store)
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         reader.performAndWait {

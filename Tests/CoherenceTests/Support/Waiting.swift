@@ -23,7 +23,7 @@ enum PlainThread {
     /// Runs `body` on a new thread (no dispatch queue, not the main thread)
     /// and waits for it. A deadlock fails the test at the deadline instead of
     /// hanging the run.
-    static func run<T: Sendable>(deadline: TimeInterval = 30,
+    static func run<T: Sendable>(deadline: TimeInterval = 120,
                                  _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let result: Result<T, any Error>? = await withCheckedContinuation { continuation in
             let once = Once<Result<T, any Error>?>(continuation)
@@ -68,7 +68,7 @@ final class NotificationWaiter: @unchecked Sendable {
     var count: Int { lock.withLock { received.count } }
 
     /// Waits until `count` notifications have arrived; `false` at the deadline.
-    func wait(for count: Int = 1, deadline: TimeInterval = 30) async -> Bool {
+    func wait(for count: Int = 1, deadline: TimeInterval = 120) async -> Bool {
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let once = Once<Bool>(continuation)
