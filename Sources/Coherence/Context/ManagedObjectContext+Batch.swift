@@ -23,7 +23,7 @@ extension ManagedObjectContext {
                 let object = Entity()
                 scratch.insert(object)
                 for attribute in entity.attributes {
-                    try attribute.access.setStoreValue(row[attribute.index], of: object)
+                    try attribute.setStoreValue(row[attribute.index], of: object)
                 }
                 // Through the setter, so the destinations' inverses follow.
                 for relationship in entity.relationships where !row[relationship.index].referencedIDs.isEmpty {
@@ -63,7 +63,7 @@ extension ManagedObjectContext {
         return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, _ in
             for (index, value) in values {
                 object._prepareForWriteAt(index: index)
-                try entity.attributes[index].access.setStoreValue(value, of: object)
+                try entity.attributes[index].setStoreValue(value, of: object)
             }
         }
     }

@@ -86,7 +86,7 @@ extension ManagedObjectContext {
             _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
         } else {
             _recordWrite(of: object, property: index)
-            try? entity.attributes[index].access.setStoreValue(value, of: object)
+            try? entity.attributes[index].setStoreValue(value, of: object)
         }
     }
 
@@ -137,7 +137,7 @@ struct SaveCheckpoint {
             guard let entity = state.object._entity else { continue }
             for attribute in entity.attributes {
                 if let value = state.values[attribute.index] {
-                    try? attribute.access.setStoreValue(value, of: state.object)
+                    try? attribute.setStoreValue(value, of: state.object)
                 } else {
                     attribute.access.clearValue(of: state.object)
                 }

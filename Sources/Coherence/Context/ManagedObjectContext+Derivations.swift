@@ -253,7 +253,7 @@ extension ManagedObjectContext {
     private func setDerived(_ value: StoreValue, on object: ManagedObject, _ derivation: DerivationDescription) {
         guard let entity = object._entity, object._currentStoreValue(at: derivation.propertyIndex, entity: entity) != value else { return }
         _recordWrite(of: object, property: derivation.propertyIndex)
-        try? entity.attributes[derivation.propertyIndex].access.setStoreValue(value, of: object)
+        try? entity.attributes[derivation.propertyIndex].setStoreValue(value, of: object)
     }
 }
 

@@ -46,7 +46,7 @@ extension ManagedObjectContext {
                     relationship.access.setStorage(
                         RelationshipStorage(storeValue: latest!.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
-                    try? entity.attributes[index].access.setStoreValue(latest!.values[index], of: object)
+                    try? entity.attributes[index].setStoreValue(latest!.values[index], of: object)
                 }
             }
             object._snapshot = latest
@@ -117,7 +117,7 @@ extension ManagedObjectContext {
                     relationship.access.setStorage(
                         RelationshipStorage(storeValue: snapshot.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
-                    try? entity.attributes[index].access.setStoreValue(snapshot.values[index], of: object)
+                    try? entity.attributes[index].setStoreValue(snapshot.values[index], of: object)
                 }
             }
             tracking.changedProperties = []

@@ -175,7 +175,7 @@ extension ManagedObjectContext {
                     _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
                 } else {
                     _recordWrite(of: object, property: index)
-                    try change.1.attributes[index].access.setStoreValue(value, of: object)
+                    try change.1.attributes[index].setStoreValue(value, of: object)
                 }
             }
         }
@@ -286,7 +286,7 @@ extension ManagedObjectContext {
         do {
             return try object._storeValues(entity: entity)
         } catch {
-            let name = entity.attributes.first { (try? $0.access.storeValue(of: object)) == nil && $0.defaultValue != nil }?.name ?? "?"
+            let name = entity.attributes.first { (try? $0.storeValue(of: object)) == nil && $0.defaultValue != nil }?.name ?? "?"
             throw ValidationError.invalidValue(entity: entity.name, property: name, reason: "\(error)")
         }
     }
@@ -298,7 +298,7 @@ extension ManagedObjectContext {
             guard let entity = object._entity else { continue }
             for attribute in entity.attributes {
                 do {
-                    if try attribute.access.storeValue(of: object) == nil {
+                    if try attribute.storeValue(of: object) == nil {
                         errors.append(.missingValue(entity: entity.name, property: attribute.name))
                     }
                 } catch {

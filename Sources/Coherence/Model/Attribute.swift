@@ -27,7 +27,7 @@
 public struct Attribute<Value> {
     /// The current value; `nil` only for an attribute declared without an
     /// initial value that was never set.
-    var storage: Value?
+    @usableFromInline var storage: Value?
 
     /// An attribute whose initial value for new objects is `wrappedValue`.
     public init(wrappedValue: Value) {
@@ -46,7 +46,10 @@ public struct Attribute<Value> {
         set { fatalError("@Attribute is only available on properties of ManagedObject subclasses") }
     }
 
-    /// Accessor used by Swift for properties of classes.
+    /// Accessor used by Swift for properties of classes. Inlinable, so that
+    /// in the entity's module it compiles to a load of the field for an
+    /// object that is loaded (no fault, no prototype) in a release build.
+    @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -70,7 +73,7 @@ public struct Attribute<Value> {
 }
 
 /// The byte offset of a wrapper's storage inside its object.
-@inline(__always)
+@inlinable @inline(__always)
 func fieldOffset<Object: ManagedObject, Wrapper>(
     of keyPath: ReferenceWritableKeyPath<Object, Wrapper>, in object: Object
 ) -> Int {

@@ -16,11 +16,18 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
+    /// Concrete loads and stores for native types (see ``SlotOperations``),
+    /// used before `access` on the paths that run for every value.
+    let operations: SlotOperations?
+    /// The byte offset of the wrapper's `storage` inside the object.
+    let storageOffset: Int
     /// The Swift type of the property.
     var valueType: Any.Type { access.valueType }
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
-         access: any AttributeAccess, isDerived: Bool = false) {
+         access: any AttributeAccess, operations: SlotOperations?, storageOffset: Int, isDerived: Bool = false) {
+        self.operations = operations
+        self.storageOffset = storageOffset
         self.isDerived = isDerived
         self.name = name
         self.index = index
@@ -32,6 +39,22 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
 
     public var description: String {
         "\(name): \(attributeType)\(isOptional ? "?" : "")"
+    }
+
+    /// The current value in `object`, in store form; `nil` if it was never set.
+    func storeValue(of object: ManagedObject) throws -> StoreValue? {
+        if let operations {
+            return operations.load(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset))
+        }
+        return try access.storeValue(of: object)
+    }
+
+    /// Replaces the value in `object`, bypassing change tracking.
+    func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws {
+        if let operations {
+            return try operations.store(value, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset))
+        }
+        try access.setStoreValue(value, of: object)
     }
 }
 
@@ -185,7 +208,9 @@ extension Attribute: AttributeWrapper {
         }
         return AttributeDescription(
             name: name, index: index, attributeType: codec.attributeType,
-            isOptional: codec.isOptional, defaultValue: defaultValue, access: slot
+            isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
+            operations: SlotOperations.make(for: Value.self),
+            storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!
         )
     }
 }

@@ -154,7 +154,10 @@ extension Derived: DerivedWrapper {
             .advanced(by: offset).assumingMemoryBound(to: Derived<Value>.self).pointee
         let defaultValue = try? slot.storeValue(of: prototype)
         let attribute = AttributeDescription(name: name, index: index, attributeType: codec.attributeType,
-                                             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot, isDerived: true)
+                                             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
+                                             operations: SlotOperations.make(for: Value.self),
+                                             storageOffset: offset + MemoryLayout<Derived<Value>>.offset(of: \.storage)!,
+                                             isDerived: true)
         return (attribute, wrapper.declaration)
     }
 }

@@ -7,6 +7,7 @@ extension ManagedObject {
     /// Whether a read must take the slow path: always in debug builds (for
     /// the queue check), otherwise only for faults, invalidated objects and
     /// prototypes.
+    @usableFromInline
     final var _needsAccessCheck: Bool {
         #if DEBUG
         return true
@@ -17,6 +18,7 @@ extension ManagedObject {
 
     /// Prepares a property read: records it on a prototype, checks the queue,
     /// fires a fault.
+    @usableFromInline
     final func _prepareForRead(_ offset: () -> Int) {
         if _access.contains(.prototype) {
             _tracking?.recordedOffset = offset()
@@ -37,6 +39,7 @@ extension ManagedObject {
     }
 
     /// Prepares a property write at a wrapper's offset.
+    @usableFromInline
     final func _prepareForWrite(offset: Int) {
         if _access.contains(.prototype) { return }
         guard let entity = _entity else {
@@ -64,6 +67,7 @@ extension ManagedObject {
         context._recordWrite(of: self, property: index, announce: announce)
     }
 
+    @usableFromInline
     final func _trapMissingValue(offset: Int) -> Never {
         if _access.contains(.prototype) {
             // Only for a type PlaceholderValue cannot make (a Codable type that rejects placeholders).
@@ -134,7 +138,7 @@ extension ManagedObject {
         if let relationship = entity.relationship(at: index) {
             return relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany)
         }
-        return try? entity.attributes[index].access.storeValue(of: self)
+        return try? entity.attributes[index].storeValue(of: self)
     }
 
     /// The committed value of property `index`, if the object has a snapshot.
@@ -147,7 +151,7 @@ extension ManagedObject {
         var values: [StoreValue] = []
         values.reserveCapacity(entity.propertyCount)
         for attribute in entity.attributes {
-            values.append(try attribute.access.storeValue(of: self) ?? .null)
+            values.append(try attribute.storeValue(of: self) ?? .null)
         }
         for relationship in entity.relationships {
             values.append(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany))
@@ -159,7 +163,7 @@ extension ManagedObject {
     final func _apply(values: [StoreValue], entity: EntityDescription) {
         for attribute in entity.attributes {
             do {
-                try attribute.access.setStoreValue(values[attribute.index], of: self)
+                try attribute.setStoreValue(values[attribute.index], of: self)
             } catch {
                 preconditionFailure("Coherence: the store holds a value for \(entity.name).\(attribute.name) that cannot be read: \(error)")
             }
@@ -188,23 +192,33 @@ extension ManagedObject {
 extension ManagedObject {
     /// The key every read registers, so changes not made through a property
     /// setter reach observers too.
+    @usableFromInline
     final var _anyChange: Int { 0 }
 
-    /// Registers a read of the property `keyPath` with Observation.
+    /// Registers a read of the property `keyPath` with Observation. Inlinable,
+    /// so that the registrar's generic `access` is specialized for the entity.
+    @inlinable
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         if _access.contains(.prototype) { return }
-        let registrar: ObservationRegistrar
-        if let existing = _registrar {
-            registrar = existing
-        } else {
-            registrar = ObservationRegistrar()
-            _registrar = registrar
-        }
+        let registrar = _registrar ?? _makeRegistrar()
         registrar.access(object, keyPath: keyPath)
-        registrar.access(self, keyPath: \ManagedObject._anyChange)
+        registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
+    }
+
+    /// `\ManagedObject._anyChange`, made once (key paths are immutable).
+    @usableFromInline
+    nonisolated(unsafe) static let _anyChangeKeyPath: KeyPath<ManagedObject, Int> = \ManagedObject._anyChange
+
+    /// Creates the object's registrar, on its first observable read.
+    @usableFromInline
+    final func _makeRegistrar() -> ObservationRegistrar {
+        let registrar = ObservationRegistrar()
+        _registrar = registrar
+        return registrar
     }
 
     /// Performs a property write, telling Observation about it.
+    @usableFromInline
     final func _observeWrite<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>, _ write: () -> Void) {
         if let registrar = _registrar {
             registrar.withMutation(of: object, keyPath: keyPath, write)

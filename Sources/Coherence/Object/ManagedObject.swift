@@ -30,18 +30,21 @@ import Observation
 /// change of the object — by your code, a merge, a refresh, a rollback or
 /// inverse upkeep — notifies the observer.
 open class ManagedObject: Hashable, CustomStringConvertible, Observable {
-    final var _id: ManagedObjectID?
+    // The object's bookkeeping is touched only on its context's queue, by
+    // Coherence, in calls that never overlap; `@exclusivity(unchecked)`
+    // spares every property access a run-time exclusivity check.
+    @exclusivity(unchecked) final var _id: ManagedObjectID?
     /// The owning context. Cleared by the context when it unregisters the
     /// object or is deinitialized, so it never dangles.
-    final unowned(unsafe) var _contextRef: ManagedObjectContext?
-    final var _entity: EntityDescription?
+    @exclusivity(unchecked) final unowned(unsafe) var _contextRef: ManagedObjectContext?
+    @exclusivity(unchecked) final var _entity: EntityDescription?
     /// The last committed values, shared with the store's row cache.
-    final var _snapshot: Snapshot?
-    final var _access: AccessState = []
-    final var _lifecycle: LifecycleState = []
-    final var _tracking: ObjectTracking?
+    @exclusivity(unchecked) final var _snapshot: Snapshot?
+    @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []
+    @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
+    @exclusivity(unchecked) final var _tracking: ObjectTracking?
     /// Created on the first property read: objects never read carry none.
-    final var _registrar: ObservationRegistrar?
+    @exclusivity(unchecked) @usableFromInline final var _registrar: ObservationRegistrar?
 
     /// Creates an object that belongs to no context yet. Prefer
     /// ``init(context:)``; an object created this way joins a context with

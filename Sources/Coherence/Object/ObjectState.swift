@@ -1,12 +1,14 @@
 /// Flags that make a property read take the slow path.
-struct AccessState: OptionSet {
-    let rawValue: UInt8
+@usableFromInline
+struct AccessState: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+    @usableFromInline init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The property values have not been loaded from the snapshot yet.
-    static let fault = AccessState(rawValue: 1 << 0)
+    @usableFromInline static let fault = AccessState(rawValue: 1 << 0)
     /// The object no longer belongs to a context.
-    static let invalidated = AccessState(rawValue: 1 << 1)
+    @usableFromInline static let invalidated = AccessState(rawValue: 1 << 1)
     /// A model-building prototype: reads record which property was read.
-    static let prototype = AccessState(rawValue: 1 << 2)
+    @usableFromInline static let prototype = AccessState(rawValue: 1 << 2)
 }
 
 /// Where an object is in its context's unit of work.

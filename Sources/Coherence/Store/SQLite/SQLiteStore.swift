@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save
 /// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
@@ -155,16 +156,29 @@ public final class SQLiteStore: PersistentStore {
         return entity
     }
 
-    /// A snapshot from a row selected with ``SQLiteSchema/selectList(_:alias:)``.
-    func snapshot(from row: Row, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
-        let key: Int64 = row[offset]
-        let version: Int64 = row[offset + 1]
+    /// Runs `statement` with `arguments` and calls `body` with SQLite's
+    /// statement on each row, so that rows are read column by column without
+    /// building a GRDB `Row`.
+    func forEachRow(_ statement: Statement, arguments: StatementArguments = StatementArguments(),
+                    _ body: (SQLiteStatement) throws -> Void) throws {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        while try rows.next() != nil {
+            try body(statement.sqliteStatement)
+        }
+    }
+
+    /// A snapshot from the row `statement` stands on, selected with
+    /// ``SQLiteSchema/selectList(_:alias:)`` starting at column `offset`.
+    func snapshot(from statement: SQLiteStatement, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+        let first = CInt(offset)
+        let key = sqlite3_column_int64(statement, first)
+        let version = sqlite3_column_int64(statement, first + 1)
         var values: [StoreValue] = []
         values.reserveCapacity(entity.propertyCount)
-        var column = offset + 2
+        var column = first + 2
         for attribute in entity.attributes {
             do {
-                values.append(try StoreValue(row[column] as DatabaseValue, type: attribute.attributeType))
+                values.append(try StoreValue(sqliteStatement: statement, index: column, type: attribute.attributeType))
             } catch {
                 throw StoreError.sqlite(code: 0, message: "\(entity.name).\(attribute.name): \(error)", sql: nil)
             }
@@ -174,15 +188,25 @@ public final class SQLiteStore: PersistentStore {
             if relationship.isToMany {
                 values.append(.toManyFault)
             } else {
-                let destination: Int64? = row[column]
+                if sqlite3_column_type(statement, column) == SQLITE_NULL {
+                    values.append(.null)
+                } else {
+                    let destination = sqlite3_column_int64(statement, column)
+                    values.append(.objectID(ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: destination)))
+                }
                 column += 1
-                values.append(destination.map {
-                    .objectID(ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: $0))
-                } ?? .null)
             }
         }
         return Snapshot(objectID: ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key),
                         values: values, version: version)
+    }
+
+    /// The snapshots of the rows `statement` selects with `arguments`.
+    func snapshots(_ statement: Statement, arguments: StatementArguments = StatementArguments(),
+                   entity: EntityDescription) throws -> [Snapshot] {
+        var snapshots: [Snapshot] = []
+        try forEachRow(statement, arguments: arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+        return snapshots
     }
 
     public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
@@ -190,20 +214,16 @@ public final class SQLiteStore: PersistentStore {
         let entity = try entity(of: objectID)
         return try read { db in
             let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: sql), arguments: [objectID.key]) else { return nil }
+            guard let snapshot = try snapshots(db.cachedStatement(sql: sql), arguments: [objectID.key], entity: entity).first else { return nil }
             noteRowsRead(1)
-            return try snapshot(from: row, entity: entity)
+            return snapshot
         }
     }
 
     public func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
         try read { db in
             let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) ORDER BY \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
-            var snapshots: [Snapshot] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql))
-            while let row = try rows.next() {
-                snapshots.append(try snapshot(from: row, entity: entity))
-            }
+            let snapshots = try snapshots(db.cachedStatement(sql: sql), entity: entity)
             noteRowsRead(snapshots.count)
             return snapshots
         }
@@ -256,11 +276,8 @@ public final class SQLiteStore: PersistentStore {
         let (query, arguments) = try query(for: request)
         let entity = request.entity
         return try read { db in
-            var snapshots: [Snapshot] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) \(query)", arguments: arguments)
-            while let row = try rows.next() {
-                snapshots.append(try snapshot(from: row, entity: entity))
-            }
+            let snapshots = try snapshots(db.makeStatement(sql: "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) \(query)"),
+                                          arguments: arguments, entity: entity)
             noteRowsRead(snapshots.count)
             return snapshots
         }
@@ -286,8 +303,7 @@ public final class SQLiteStore: PersistentStore {
                 for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
-                    let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(chunk))
-                    while let row = try rows.next() { snapshots.append(try snapshot(from: row, entity: entity)) }
+                    snapshots += try self.snapshots(db.makeStatement(sql: sql), arguments: StatementArguments(chunk), entity: entity)
                 }
             }
             noteRowsRead(snapshots.count)
@@ -314,11 +330,9 @@ public final class SQLiteStore: PersistentStore {
                 } else {
                     sql = "SELECT t0.\(SQLiteSchema.quote(relationship.inverseName)), \(SQLiteSchema.selectList(destination, alias: "t0")) FROM \(SQLiteSchema.table(destination)) AS t0 WHERE t0.\(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))"
                 }
-                let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    let ownerKey: Int64 = row[0]
-                    guard let owner = ownersByKey[ownerKey] else { continue }
-                    result[owner, default: []].append(try snapshot(from: row, entity: destination, offset: 1))
+                try forEachRow(db.makeStatement(sql: sql), arguments: StatementArguments(chunk)) { statement in
+                    guard let owner = ownersByKey[sqlite3_column_int64(statement, 0)] else { return }
+                    result[owner, default: []].append(try snapshot(from: statement, entity: destination, offset: 1))
                 }
             }
             noteRowsRead(result.values.reduce(0) { $0 + $1.count })
@@ -439,7 +453,7 @@ public final class SQLiteStore: PersistentStore {
 
     /// The row as it is inside a write transaction.
     private func currentSnapshot(_ id: ManagedObjectID, entity: EntityDescription, in db: Database) throws -> Snapshot? {
-        return try Row.fetchOne(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [id.key]).map { try snapshot(from: $0, entity: entity) }
+        return try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [id.key], entity: entity).first
     }
 
     private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: Database) throws {

@@ -1,5 +1,6 @@
 import Foundation
 internal import GRDB
+internal import GRDBSQLite
 
 // How store values are written to and read from SQLite columns.
 //
@@ -73,6 +74,29 @@ extension StoreValue {
             self = .uuid(UUID(uuid: uuid))
         default:
             throw SQLiteValueError(value: value, type: type)
+        }
+    }
+}
+
+extension StoreValue {
+    /// Reads an attribute value of `type` from column `index` of the row
+    /// `statement` stands on, straight from SQLite (no `Row`, no generic
+    /// decoding: the fetch loop runs this for every column of every row).
+    init(sqliteStatement statement: SQLiteStatement, index: CInt, type: AttributeType) throws {
+        switch (sqlite3_column_type(statement, index), type) {
+        case (SQLITE_NULL, _):
+            self = .null
+        case (SQLITE_INTEGER, .boolean):
+            self = .bool(sqlite3_column_int64(statement, index) != 0)
+        case (SQLITE_INTEGER, .integer16), (SQLITE_INTEGER, .integer32), (SQLITE_INTEGER, .integer64):
+            self = .integer(sqlite3_column_int64(statement, index))
+        case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float), (SQLITE_INTEGER, .double), (SQLITE_INTEGER, .float):
+            self = .double(sqlite3_column_double(statement, index))
+        case (SQLITE_FLOAT, .date), (SQLITE_INTEGER, .date):
+            self = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, index)))
+        default:
+            // Text and blobs (and mismatches, which throw): through GRDB's value.
+            try self.init(DatabaseValue(sqliteStatement: statement, index: index), type: type)
         }
     }
 }
