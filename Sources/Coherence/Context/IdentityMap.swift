@@ -39,11 +39,16 @@ struct IdentityMap {
 
     /// Removes the faults that only this map holds.
     mutating func evictUnreferencedFaults() {
-        for id in Array(entries.keys) where entries[id]!.isFault && !isPinned(id) {
-            if isKnownUniquelyReferenced(&entries[id]!) {
-                entries[id] = nil
+        var evicted: [ManagedObjectID] = []
+        var index = entries.startIndex
+        while index != entries.endIndex {
+            if entries.values[index].isFault, isKnownUniquelyReferenced(&entries.values[index]) {
+                let id = entries.keys[index]
+                if !isPinned(id) { evicted.append(id) }
             }
+            entries.formIndex(after: &index)
         }
+        for id in evicted { entries[id] = nil }
         evictionThreshold = max(1024, entries.count * 2)
     }
 
@@ -52,6 +57,11 @@ struct IdentityMap {
     mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) {
         guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return }
         entries[id] = nil
+    }
+
+    /// Makes room for `additional` more objects without rehashing.
+    mutating func reserveCapacity(_ additional: Int) {
+        entries.reserveCapacity(entries.count + additional)
     }
 
     mutating func removeAll() {

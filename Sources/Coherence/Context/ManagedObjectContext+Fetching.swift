@@ -188,12 +188,12 @@ extension ManagedObjectContext {
     }
 
     /// The registered object for a committed snapshot, registering a fault if needed.
-    func object(for snapshot: Snapshot) -> ManagedObject {
+    func object(for snapshot: Snapshot, entity: EntityDescription? = nil) -> ManagedObject {
         if let object = registered[snapshot.objectID] {
             if object.isFault, object._snapshot == nil { object._snapshot = snapshot }
             return object
         }
-        return registerFault(snapshot.objectID, snapshot: snapshot)
+        return registerFault(snapshot.objectID, snapshot: snapshot, entity: entity)
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
@@ -213,7 +213,8 @@ extension ManagedObjectContext {
         let snapshots: [Snapshot]
         if let answered = try source.fetch(storeRequest) {
             snapshots = answered
-            if storeWindows { return answered.map { object(for: $0) as! Result } }
+            registered.reserveCapacity(answered.count)
+            if storeWindows { return answered.map { object(for: $0, entity: entity) as! Result } }
         } else {
             snapshots = try source.snapshots(of: entity)
             predicateInStore = false
@@ -241,7 +242,7 @@ extension ManagedObjectContext {
             matches += try filter(evaluate, with: request, entity: entity)
             if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
         } else if predicateInStore, storeSorted {
-            matches = snapshots.map { object(for: $0) as! Result }
+            matches = snapshots.map { object(for: $0, entity: entity) as! Result }
         } else {
             // Match and sort on committed values in a context that has no
             // pending changes, then hand out this context's objects.

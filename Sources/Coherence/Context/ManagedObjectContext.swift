@@ -87,6 +87,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// running on the holding thread, one inside the other.
     var blockDepth = 0
     var derivations = DerivationState()
+    /// Where each property wrapper's storage sits in its object (see
+    /// ``ManagedObject/_storageOffset(_:compute:)``).
+    var storageOffsets = StorageOffsets()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
     /// A scratch context only evaluates fetches against committed values; it
@@ -296,8 +299,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
-    func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?) -> ManagedObject {
-        let entity = entity(for: objectID.objectClass)
+    func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
+        let entity = known ?? entity(for: objectID.objectClass)
         let object = objectID.objectClass.init()
         object._id = objectID
         object._entity = entity

@@ -66,8 +66,12 @@ public struct Attribute<Value> {
             return value
         }
         set {
-            object._prepareForWrite(offset: fieldOffset(of: storageKeyPath, in: object))
-            object._observeWrite(object, wrappedKeyPath) { object[keyPath: storageKeyPath].storage = newValue }
+            let offset = object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
+            object._prepareForWrite { offset }
+            object._observeWrite(object, wrappedKeyPath) {
+                UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
+                    .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage = newValue
+            }
         }
     }
 }

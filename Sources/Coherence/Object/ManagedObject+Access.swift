@@ -38,14 +38,24 @@ extension ManagedObject {
         }
     }
 
-    /// Prepares a property write at a wrapper's offset.
+    /// Prepares a property write at a wrapper's offset. An inserted object
+    /// that no notification announced yet needs no change tracking, so its
+    /// writes never compute the offset.
     @usableFromInline
-    final func _prepareForWrite(offset: Int) {
+    final func _prepareForWrite(offset: () -> Int) {
         if _access.contains(.prototype) { return }
+        if _lifecycle.contains(.insertionUnannounced), let context = _contextRef {
+            #if DEBUG
+            context._assertOnQueue(touching: self)
+            #endif
+            context.derivationTouched(self)
+            return
+        }
         guard let entity = _entity else {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
         }
+        let offset = offset()
         guard let index = entity.indexByOffset[offset] else {
             preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }
@@ -200,9 +210,9 @@ extension ManagedObject {
     @inlinable
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         if _access.contains(.prototype) { return }
-        let registrar = _registrar ?? _makeRegistrar()
-        registrar.access(object, keyPath: keyPath)
-        registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
+        let box = _observation ?? _makeObservation()
+        box.registrar.access(object, keyPath: keyPath)
+        box.registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
     }
 
     /// `\ManagedObject._anyChange`, made once (key paths are immutable).
@@ -211,16 +221,17 @@ extension ManagedObject {
 
     /// Creates the object's registrar, on its first observable read.
     @usableFromInline
-    final func _makeRegistrar() -> ObservationRegistrar {
-        let registrar = ObservationRegistrar()
-        _registrar = registrar
-        return registrar
+    final func _makeObservation() -> ObservationBox {
+        let box = ObservationBox()
+        _observation = box
+        return box
     }
 
-    /// Performs a property write, telling Observation about it.
-    @usableFromInline
+    /// Performs a property write, telling Observation about it. Inlinable,
+    /// so that `write` is inlined where its key path is a literal.
+    @inlinable
     final func _observeWrite<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>, _ write: () -> Void) {
-        if let registrar = _registrar {
+        if let registrar = _observation?.registrar {
             registrar.withMutation(of: object, keyPath: keyPath, write)
         } else {
             write()
@@ -229,7 +240,7 @@ extension ManagedObject {
 
     /// Announces a change made outside the property setters.
     final func _observationChanged() {
-        guard let registrar = _registrar else { return }
+        guard let registrar = _observation?.registrar else { return }
         registrar.willSet(self, keyPath: \ManagedObject._anyChange)
         registrar.didSet(self, keyPath: \ManagedObject._anyChange)
     }

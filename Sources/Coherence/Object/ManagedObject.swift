@@ -44,7 +44,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
     @exclusivity(unchecked) final var _tracking: ObjectTracking?
     /// Created on the first property read: objects never read carry none.
-    @exclusivity(unchecked) @usableFromInline final var _registrar: ObservationRegistrar?
+    @exclusivity(unchecked) @usableFromInline final var _observation: ObservationBox?
 
     /// Creates an object that belongs to no context yet. Prefer
     /// ``init(context:)``; an object created this way joins a context with
@@ -264,4 +264,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         let suffix = state.isEmpty ? "" : " (\(state.joined(separator: ", ")))"
         return "<\(Self.entityName) \(objectID)\(suffix)>"
     }
+}
+
+/// An object's Observation registrar, boxed: `ObservationRegistrar` is a
+/// resilient type, so a copy of one out of the object (on every property
+/// read) would go through its value witnesses; a box is one retain.
+@usableFromInline
+final class ObservationBox {
+    @usableFromInline let registrar = ObservationRegistrar()
+    @usableFromInline init() {}
 }

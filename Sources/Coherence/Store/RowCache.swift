@@ -40,6 +40,7 @@ final class RowCache: Sendable {
     func insert(_ snapshots: some Sequence<Snapshot>, readAt generation: UInt64) {
         state.withLock { state in
             guard generation >= state.floor else { return }
+            state.entries.reserveCapacity(state.entries.count + snapshots.underestimatedCount)
             for snapshot in snapshots {
                 if let changed = state.changedAt[snapshot.objectID], changed > generation { continue }
                 if let cached = state.entries[snapshot.objectID]?.snapshot, cached.version > snapshot.version { continue }

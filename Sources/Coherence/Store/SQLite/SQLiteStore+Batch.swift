@@ -9,8 +9,9 @@ extension SQLiteStore {
             return try write { db in
                 let ids = try reserveKeys(rows.count, for: entity, in: db)
                 var destinations = Set<ManagedObjectID>()
+                let statement = try insertStatement(entity, in: db)
                 for (id, row) in zip(ids, rows) {
-                    try insertRow(id: id, entity: entity, values: row, in: db)
+                    try insertRow(id: id, values: row, entity: entity, with: statement)
                     for relationship in SQLiteSchema.toOne(entity) {
                         guard case .objectID(let destination) = row[relationship.index] else { continue }
                         destinations.insert(destination)
@@ -22,7 +23,7 @@ extension SQLiteStore {
                 let keys = ids.map(\.key)
                 let parents = try derivedParents(
                     of: entity, where: " WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
-                    arguments: StatementArguments(keys), in: db)
+                    arguments: StatementArguments(keys: keys), in: db)
                 destinations.formUnion(try recomputeDerived(parents, in: db))
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
             }
@@ -33,7 +34,7 @@ extension SQLiteStore {
                 "\(SQLiteSchema.quote(entity.propertyName(at: $0))) = ?"
             }
             let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
-            let allArguments = StatementArguments(values.keys.sorted().map { values[$0]!.databaseValue }) + arguments
+            let allArguments = StatementArguments(values: values.keys.sorted().map { values[$0]!.databaseValue }) + arguments
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
                 let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
@@ -77,7 +78,7 @@ extension SQLiteStore {
         guard let predicate, let variable else { return ("", []) }
         var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: entity)
         let condition = try compiler.condition(for: predicate, variable: variable)
-        return (" WHERE \(condition)", StatementArguments(compiler.arguments))
+        return (" WHERE \(condition)", StatementArguments(values: compiler.arguments))
     }
 
     /// Deletes rows and applies their delete rules in SQL: cascade deletes
@@ -91,7 +92,7 @@ extension SQLiteStore {
         let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
         for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let arguments = StatementArguments(chunk)
+            let arguments = StatementArguments(keys: chunk)
             // Derived values these rows fed, to recompute once they are gone.
             for (id, keys) in try derivedParents(of: entity, where: " WHERE t0.\(pk) IN (\(placeholders))", arguments: arguments, in: db) {
                 parents[id, default: []].formUnion(keys)

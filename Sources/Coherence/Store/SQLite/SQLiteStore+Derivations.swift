@@ -59,7 +59,7 @@ extension SQLiteStore {
                 allArguments += chunk.map(\.databaseValue)
             }
             sql += " RETURNING \(pk)"
-            for key in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(allArguments)) {
+            for key in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(values: allArguments)) {
                 changed.insert(ManagedObjectID(entity: parentEntity, storeIdentifier: identifier, primaryKey: key))
             }
         }

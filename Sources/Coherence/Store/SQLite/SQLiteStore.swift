@@ -269,7 +269,7 @@ public final class SQLiteStore: PersistentStore {
             sql += " LIMIT ? OFFSET ?"
             arguments += [(request.fetchLimit > 0 ? request.fetchLimit : -1).databaseValue, request.fetchOffset.databaseValue]
         }
-        return (sql, StatementArguments(arguments))
+        return (sql, StatementArguments(values: arguments))
     }
 
     public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
@@ -303,7 +303,7 @@ public final class SQLiteStore: PersistentStore {
                 for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
-                    snapshots += try self.snapshots(db.makeStatement(sql: sql), arguments: StatementArguments(chunk), entity: entity)
+                    snapshots += try self.snapshots(db.makeStatement(sql: sql), arguments: StatementArguments(keys: chunk), entity: entity)
                 }
             }
             noteRowsRead(snapshots.count)
@@ -330,7 +330,7 @@ public final class SQLiteStore: PersistentStore {
                 } else {
                     sql = "SELECT t0.\(SQLiteSchema.quote(relationship.inverseName)), \(SQLiteSchema.selectList(destination, alias: "t0")) FROM \(SQLiteSchema.table(destination)) AS t0 WHERE t0.\(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))"
                 }
-                try forEachRow(db.makeStatement(sql: sql), arguments: StatementArguments(chunk)) { statement in
+                try forEachRow(db.makeStatement(sql: sql), arguments: StatementArguments(keys: chunk)) { statement in
                     guard let owner = ownersByKey[sqlite3_column_int64(statement, 0)] else { return }
                     result[owner, default: []].append(try snapshot(from: statement, entity: destination, offset: 1))
                 }
@@ -385,11 +385,15 @@ public final class SQLiteStore: PersistentStore {
             result.permanentIDs = try reserveKeys(
                 for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)
             let mapping = result.permanentIDs
+            var insertStatements: [ObjectIdentifier: Statement] = [:]
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
                 guard id.storeIdentifier == identifier else { throw StoreError.objectNotFound(insert.objectID) }
                 let values = try insert.values.map { try $0.remappedForSave(mapping) }
-                try insertRow(id: id, entity: insert.entity, values: values, in: db)
+                let statement = try insertStatements[ObjectIdentifier(insert.entity)]
+                    ?? insertStatement(insert.entity, in: db)
+                insertStatements[ObjectIdentifier(insert.entity)] = statement
+                try insertRow(id: id, values: values, entity: insert.entity, with: statement)
                 try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
             }
@@ -430,8 +434,13 @@ public final class SQLiteStore: PersistentStore {
         return values
     }
 
-    private func columnValues(_ values: [StoreValue], entity: EntityDescription) -> [DatabaseValue] {
-        entity.attributes.map { values[$0.index].databaseValue } + SQLiteSchema.toOne(entity).map { values[$0.index].databaseValue }
+    /// The values of `entity`'s columns, in the order of ``SQLiteSchema``.
+    private func columnValues(_ values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
+        var columns: [StoreValue] = []
+        columns.reserveCapacity(values.count + 2)
+        for attribute in entity.attributes { columns.append(values[attribute.index]) }
+        for relationship in SQLiteSchema.toOne(entity) { columns.append(values[relationship.index]) }
+        return columns
     }
 
     /// The per-row SQL of `entity`.
@@ -439,15 +448,21 @@ public final class SQLiteStore: PersistentStore {
         statements[entity.name] ?? SQLiteStatements(entity)
     }
 
-    func insertRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], in db: Database) throws {
-        try db.cachedStatement(sql: sql(entity).insert).execute(arguments: StatementArguments([id.key.databaseValue, 1.databaseValue] + columnValues(values, entity: entity)))
+    /// The statement that inserts a row of `entity`; look it up once per
+    /// save, not once per row.
+    func insertStatement(_ entity: EntityDescription, in db: Database) throws -> Statement {
+        try db.cachedStatement(sql: sql(entity).insert)
+    }
+
+    func insertRow(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription, with statement: Statement) throws {
+        try statement.execute(binding: [.integer(id.key), .integer(1)] + columnValues(values, entity: entity))
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
     /// `expectedVersion`; returns the new version, or `nil` on a conflict.
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
                            in db: Database) throws -> Int64? {
-        let arguments = StatementArguments(columnValues(values, entity: entity) + [id.key.databaseValue, expectedVersion.databaseValue])
+        let arguments = StatementArguments(values: columnValues(values, entity: entity).map(\.databaseValue) + [id.key.databaseValue, expectedVersion.databaseValue])
         return try Int64.fetchOne(db.cachedStatement(sql: sql(entity).update), arguments: arguments)
     }
 

@@ -1,0 +1,44 @@
+/// A context's memo of where property wrappers keep their storage inside
+/// their objects, keyed by the storage key path the compiler passes to a
+/// wrapper's accessor.
+///
+/// Writing through a class key path goes through the key-path runtime (about
+/// a thousand instructions per write) because the optimizer does not fold
+/// class key-path writes; the accessor asks here for the byte offset instead
+/// and writes in place. A literal key path of a non-generic class is one
+/// object for the life of the process, so its identity is a good key; each
+/// entry keeps its key path alive, so an identity is never reused for
+/// another key path while it is remembered. Key paths a generic entity makes
+/// anew on each access are remembered up to ``capacity`` and then computed
+/// each time.
+///
+/// **Complexity:** O(1) per lookup. Confined to its context's queue.
+struct StorageOffsets {
+    private struct Entry {
+        let keyPath: AnyKeyPath
+        let offset: Int
+    }
+
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    static let capacity = 4096
+
+    /// The offset of the storage `keyPath` reaches; `compute` finds it the
+    /// first time.
+    mutating func offset(of keyPath: AnyKeyPath, compute: () -> Int) -> Int {
+        let key = ObjectIdentifier(keyPath)
+        if let entry = entries[key], entry.keyPath === keyPath { return entry.offset }
+        let offset = compute()
+        if entries.count < Self.capacity { entries[key] = Entry(keyPath: keyPath, offset: offset) }
+        return offset
+    }
+}
+
+extension ManagedObject {
+    /// The byte offset of the wrapper storage `keyPath` reaches, from the
+    /// context's memo when the object has a context.
+    @usableFromInline
+    final func _storageOffset(_ keyPath: AnyKeyPath, compute: () -> Int) -> Int {
+        guard let context = _contextRef else { return compute() }
+        return context.storageOffsets.offset(of: keyPath, compute: compute)
+    }
+}
