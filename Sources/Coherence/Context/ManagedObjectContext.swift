@@ -73,7 +73,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let configuration: Locked<Configuration>
 
     // State confined to the queue.
-    var registered = IdentityMap()
+    @exclusivity(unchecked) var registered = IdentityMap()
     var tracker = ChangeTracker() {
         didSet { scheduleEndOfTurnProcessing() }
     }
@@ -89,7 +89,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var derivations = DerivationState()
     /// Where each property wrapper's storage sits in its object (see
     /// ``ManagedObject/_storageOffset(_:compute:)``).
-    var storageOffsets = StorageOffsets()
+    @exclusivity(unchecked) var storageOffsets = StorageOffsets()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
     /// A scratch context only evaluates fetches against committed values; it
