@@ -72,7 +72,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private let configuration: Locked<Configuration>
 
-    // State confined to the queue.
+    // State confined to the queue. `registered` and `storageOffsets` are
+    // read on every object access and skip run-time exclusivity checks: no
+    // code path changes them from inside their own accessors (an evicted
+    // fault's `deinit`, which is user code, must not reach back into its
+    // context while the identity map evicts).
     @exclusivity(unchecked) var registered = IdentityMap()
     var tracker = ChangeTracker() {
         didSet { scheduleEndOfTurnProcessing() }

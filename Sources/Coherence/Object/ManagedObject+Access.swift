@@ -40,7 +40,7 @@ extension ManagedObject {
 
     /// Prepares a property write at a wrapper's offset. An inserted object
     /// that no notification announced yet needs no change tracking, so its
-    /// writes never compute the offset.
+    /// writes skip the property lookup (`offset` is not called).
     @usableFromInline
     final func _prepareForWrite(offset: () -> Int) {
         if _access.contains(.prototype) { return }

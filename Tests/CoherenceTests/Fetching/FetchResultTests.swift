@@ -196,6 +196,35 @@ struct FaultingTests {
         }
     }
 
+    /// The identity map lets go of faults nobody holds as it grows (past
+    /// 1,024 objects, each time it has doubled), with no call to
+    /// `registeredObjects`; a fault still held elsewhere stays registered.
+    @Test func aGrowingIdentityMapReleasesFaultsNothingHolds() throws {
+        let writer = try seeded(servers: 3000, itemsEach: 0)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        try reader.performAndWait {
+            weak var dropped: Server?
+            var held: Server?
+            var window = FetchRequest<Server>(sortBy: [SortDescriptor(\.name)])
+            window.fetchLimit = 500
+            for offset in stride(from: 0, to: 3000, by: 500) {
+                window.fetchOffset = offset
+                let servers = try reader.fetch(window)
+                #expect(servers.count == 500)
+                #expect(servers.allSatisfy { $0.isFault })
+                if offset == 0 {
+                    dropped = servers[0]
+                    held = servers[1]
+                }
+            }
+            #expect(dropped == nil, "a fault nothing holds is released when the map grows")
+            let kept = try #require(held)
+            #expect(kept.isFault)
+            #expect(reader.object(with: kept.objectID) === kept, "a held fault stays the context's object for its ID")
+            #expect(kept.name.hasPrefix("server "))
+        }
+    }
+
     /// An object observed by ID stays registered as a fault, so the observer
     /// still hears about it after it was let go everywhere else.
     @Test func anObservedFaultStaysRegistered() throws {

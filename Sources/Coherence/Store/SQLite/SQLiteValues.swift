@@ -125,6 +125,9 @@ extension Statement {
     /// per value, and a save runs this for every row.
     func execute(binding values: [StoreValue]) throws {
         setUncheckedArguments(StatementArguments())
+        // Do not keep copies of the last row's strings and blobs in the
+        // statement cache.
+        defer { sqlite3_clear_bindings(sqliteStatement) }
         for (offset, value) in values.enumerated() {
             let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
             guard code == SQLITE_OK else {
