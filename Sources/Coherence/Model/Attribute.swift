@@ -67,7 +67,7 @@ public struct Attribute<Value> {
         }
         set {
             let offset = object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
-            object._prepareForWrite { offset }
+            object._prepareForWrite(offset: offset)
             object._observeWrite(object, wrappedKeyPath) {
                 UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
                     .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage = newValue

@@ -40,9 +40,9 @@ extension ManagedObject {
 
     /// Prepares a property write at a wrapper's offset. An inserted object
     /// that no notification announced yet needs no change tracking, so its
-    /// writes skip the property lookup (`offset` is not called).
+    /// writes skip the property lookup.
     @usableFromInline
-    final func _prepareForWrite(offset: () -> Int) {
+    final func _prepareForWrite(offset: Int) {
         if _access.contains(.prototype) { return }
         if _lifecycle.contains(.insertionUnannounced), let context = _contextRef {
             #if DEBUG
@@ -55,7 +55,6 @@ extension ManagedObject {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
         }
-        let offset = offset()
         guard let index = entity.indexByOffset[offset] else {
             preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }

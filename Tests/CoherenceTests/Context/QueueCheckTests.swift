@@ -40,7 +40,7 @@ struct QueueCheckTests {
             let server = context.performAndWait { Server(context: context) }
             _ = server.name // this thread is not the main queue
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("Server"))
         #expect(message.contains("viewContext"))
     }
@@ -55,7 +55,7 @@ struct QueueCheckTests {
             // Holding `other` does not make `owner`'s objects usable.
             other.performAndWait { _ = item.title }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("owner"))
     }
@@ -67,7 +67,7 @@ struct QueueCheckTests {
             nonisolated(unsafe) let unsafeItem = item
             DispatchQueue.main.sync { _ = unsafeItem.title } // the main queue does not hold `background`
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("background"))
     }
@@ -83,7 +83,7 @@ struct QueueCheckTests {
             }
             _ = item.title
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("released"))
     }

@@ -13,7 +13,7 @@ struct MisuseTests {
             let item = context.performAndWait { FeedItem(context: context) }
             _ = item.title // not on the context's queue
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("writer"))
     }
@@ -23,7 +23,7 @@ struct MisuseTests {
             let context = try TestStack.context()
             context.performAndWait { _ = Sample(context: context).code }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("Sample.code was read before it was set"))
     }
 
@@ -36,7 +36,7 @@ struct MisuseTests {
                 item.title = "too late"
             }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem.title"))
         #expect(message.contains("invalidated"))
     }
@@ -69,7 +69,7 @@ struct MisuseTests {
             let foreign = other.performAndWait { Server(context: other) }
             context.performAndWait { context.delete(foreign) }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("Server"))
         #expect(message.contains("another context"))
     }
@@ -131,7 +131,7 @@ struct MisuseTests {
             let context = try TestStack.context()
             context.performAndWait { FeedItem(context: context).setValue(1, forKey: "nope") }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("\"nope\""))
     }
@@ -141,7 +141,7 @@ struct MisuseTests {
             let context = try TestStack.context()
             context.performAndWait { FeedItem(context: context).setValue(42, forKey: "title") }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem.title"))
         #expect(message.contains("expected String, got Int"))
     }
@@ -154,7 +154,7 @@ struct MisuseTests {
                 item.setValue(FeedItem(context: context), forKey: "server")
             }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem.server"))
     }
 
@@ -163,7 +163,7 @@ struct MisuseTests {
             let context = try DerivedStack.context()
             context.performAndWait { Feed(context: context).setValue(3, forKey: "unreadCount") }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("Feed.unreadCount"))
         #expect(message.contains("derived"))
     }
@@ -177,7 +177,7 @@ struct MisuseTests {
                 tracked.setValue("too late", forKey: "name")
             }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("Tracked.name"))
         #expect(message.contains("invalidated"))
     }

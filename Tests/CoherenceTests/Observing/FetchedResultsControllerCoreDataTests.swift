@@ -364,7 +364,7 @@ struct FetchedResultsControllerCoreDataTests {
                                              sectionNameKeyPath: "server.nmae")
             }
         }
-        let unknownMessage = String(decoding: unknown?.standardErrorContent ?? [], as: UTF8.self)
+        let unknownMessage = unknown.standardError
         #expect(unknownMessage.contains("FeedItem"))
         #expect(unknownMessage.contains("Server has no attribute named \"nmae\""))
 
@@ -375,7 +375,7 @@ struct FetchedResultsControllerCoreDataTests {
                                              sectionNameKeyPath: "feedItems.title")
             }
         }
-        let toManyMessage = String(decoding: toMany?.standardErrorContent ?? [], as: UTF8.self)
+        let toManyMessage = toMany.standardError
         #expect(toManyMessage.contains("Server.feedItems is a to-many relationship"))
     }
 
@@ -390,7 +390,7 @@ struct FetchedResultsControllerCoreDataTests {
                 _ = controller.section(forSectionIndexTitle: "Q", at: 0)
             }
         }
-        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("\"Q\""))
     }

@@ -455,15 +455,17 @@ public final class SQLiteStore: PersistentStore {
     }
 
     func insertRow(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription, with statement: Statement) throws {
-        try statement.execute(binding: [.integer(id.key), .integer(1)] + columnValues(values, entity: entity))
+        try statement.withBindings([.integer(id.key), .integer(1)] + columnValues(values, entity: entity)) { try statement.execute() }
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
     /// `expectedVersion`; returns the new version, or `nil` on a conflict.
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
                            in db: Database) throws -> Int64? {
-        let arguments = StatementArguments(values: columnValues(values, entity: entity).map(\.databaseValue) + [id.key.databaseValue, expectedVersion.databaseValue])
-        return try Int64.fetchOne(db.cachedStatement(sql: sql(entity).update), arguments: arguments)
+        let statement = try db.cachedStatement(sql: sql(entity).update)
+        return try statement.withBindings(columnValues(values, entity: entity) + [.integer(id.key), .integer(expectedVersion)]) {
+            try Int64.fetchOne(statement)
+        }
     }
 
     /// The row as it is inside a write transaction.

@@ -119,11 +119,12 @@ extension StoreValue {
 }
 
 extension Statement {
-    /// Runs the statement once with `values` bound to its parameters in
-    /// order, binding straight through SQLite: GRDB's `execute(arguments:)`
-    /// binds through generic code that costs about a thousand instructions
-    /// per value, and a save runs this for every row.
-    func execute(binding values: [StoreValue]) throws {
+    /// Binds `values` to the statement's parameters in order, straight
+    /// through SQLite, and runs `body` (which steps the statement with no
+    /// arguments of its own). GRDB's `execute(arguments:)` binds through
+    /// generic code that costs about a thousand instructions per value, and a
+    /// save binds every row.
+    func withBindings<T>(_ values: [StoreValue], _ body: () throws -> T) throws -> T {
         setUncheckedArguments(StatementArguments())
         // Do not keep copies of the last row's strings and blobs in the
         // statement cache.
@@ -134,7 +135,7 @@ extension Statement {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errstr(code)), sql: sql)
             }
         }
-        try execute()
+        return try body()
     }
 }
 
