@@ -24,21 +24,21 @@ struct IdentityMap {
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
         get { entries[id] }
-        set {
-            entries[id] = newValue
-            if newValue != nil, entries.count >= evictionThreshold {
-                evictUnreferencedFaults()
-            }
-        }
+        set { entries[id] = newValue }
     }
+
+    /// Whether the map has doubled since the last eviction (the context
+    /// then calls ``evictUnreferencedFaults()``).
+    var hasGrown: Bool { entries.count >= evictionThreshold }
 
     /// Every registered object, faults nothing else holds included.
     var objects: [ManagedObject] {
         Array(entries.values)
     }
 
-    /// Removes the faults that only this map holds.
-    mutating func evictUnreferencedFaults() {
+    /// Removes the faults that only this map holds and returns them (the
+    /// caller forgets what it recorded about them, then lets them go).
+    mutating func evictUnreferencedFaults() -> [ManagedObject] {
         var evicted: [ManagedObjectID] = []
         var index = entries.startIndex
         while index != entries.endIndex {
@@ -48,15 +48,16 @@ struct IdentityMap {
             }
             entries.formIndex(after: &index)
         }
-        for id in evicted { entries[id] = nil }
+        let objects = evicted.compactMap { entries.removeValue(forKey: $0) }
         evictionThreshold = max(1024, entries.count * 2)
+        return objects
     }
 
-    /// Removes the object registered under `id` if it is a fault only this
-    /// map holds: for objects just turned into faults.
-    mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) {
-        guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return }
-        entries[id] = nil
+    /// Removes and returns the object registered under `id` if it is a fault
+    /// only this map holds: for objects just turned into faults.
+    mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) -> ManagedObject? {
+        guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return nil }
+        return entries.removeValue(forKey: id)
     }
 
     /// Makes room for `additional` more objects without rehashing.

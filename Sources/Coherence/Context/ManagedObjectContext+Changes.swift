@@ -220,9 +220,7 @@ extension ManagedObjectContext {
         }
         // Objects turned into faults are let go once announced, unless
         // something else holds them or observes them by ID.
-        for id in refreshed {
-            registered.evictIfUnreferencedFault(id)
-        }
+        forgetEvicted(refreshed.compactMap { registered.evictIfUnreferencedFault($0) })
     }
 
     /// The announcement of everything since the last one; clears the record.

@@ -76,7 +76,7 @@ extension ManagedObjectContext {
     /// objects take the latest committed values of their unchanged properties.
     public func refreshAllObjects() {
         _assertOnQueue()
-        registered.evictUnreferencedFaults()
+        evictUnreferencedFaults()
         for object in registered.objects {
             refresh(object, mergeChanges: true)
         }
@@ -144,7 +144,7 @@ extension ManagedObjectContext {
     /// didChangeObjects notification lists them all under `invalidatedAll`.
     public func reset() {
         _assertOnQueue()
-        registered.evictUnreferencedFaults()
+        evictUnreferencedFaults()
         let all = Set(registered.objects)
         for object in all {
             invalidate(object, notify: !object.isFault)

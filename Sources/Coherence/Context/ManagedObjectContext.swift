@@ -74,9 +74,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // State confined to the queue. `registered` and `storageOffsets` are
     // read on every object access and skip run-time exclusivity checks: no
-    // code path changes them from inside their own accessors (an evicted
-    // fault's `deinit`, which is user code, must not reach back into its
-    // context while the identity map evicts).
+    // code path changes them from inside their own accessors (evicted faults
+    // are handed back and released after the identity map's mutation ends,
+    // so their `deinit` cannot reach back into it).
     @exclusivity(unchecked) var registered = IdentityMap()
     var tracker = ChangeTracker() {
         didSet { scheduleEndOfTurnProcessing() }
@@ -256,7 +256,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// **Complexity:** O(registered objects).
     public var registeredObjects: Set<ManagedObject> {
         _assertOnQueue()
-        registered.evictUnreferencedFaults()
+        evictUnreferencedFaults()
         return Set(registered.objects)
     }
 
@@ -311,8 +311,29 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._contextRef = self
         object._access = .fault
         object._snapshot = snapshot
-        registered[objectID] = object
+        register(object, as: objectID)
         return object
+    }
+
+    /// Adds `object` to the identity map, evicting the faults nothing else
+    /// holds once the map has doubled.
+    func register(_ object: ManagedObject, as id: ManagedObjectID) {
+        registered[id] = object
+        if registered.hasGrown { evictUnreferencedFaults() }
+    }
+
+    /// Lets go of the faults only the identity map holds, forgetting what
+    /// derived attributes recorded about them (a freed object's identity may
+    /// be reused by a new object).
+    func evictUnreferencedFaults() {
+        forgetEvicted(registered.evictUnreferencedFaults())
+    }
+
+    func forgetEvicted(_ objects: [ManagedObject]) {
+        for object in objects {
+            guard let entity = object._entity, !entity.dependentDerivations.isEmpty || !entity.derivations.isEmpty else { continue }
+            derivationForget(object)
+        }
     }
 
     /// Loads a fault's values from its snapshot (fetching it if needed) and
@@ -371,7 +392,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._entity = entity
         object._contextRef = self
         object._lifecycle = [.inserted, .insertionUnannounced]
-        registered[object.objectID] = object
+        register(object, as: object.objectID)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)
     }

@@ -21,6 +21,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// tell which property a key path reaches.
     private nonisolated(unsafe) let prototype: ManagedObject
     private let keyPathIndexes = Locked<[SendableKeyPath: Int?]>([:])
+    /// Whether every attribute of the prototype has a value (an initial
+    /// value or a placeholder), so that reading any key path on it is safe.
+    /// Only a `Codable` type that rejects placeholders leaves one empty.
+    let prototypeHasEveryValue: Bool
 
     /// The ``Derived`` properties of this entity.
     let derivations: [DerivationDescription]
@@ -45,6 +49,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for attribute in attributes { byName[attribute.name] = attribute.index }
         for relationship in relationships { byName[relationship.name] = relationship.index }
         indexByName = byName
+        prototypeHasEveryValue = attributes.allSatisfy { $0.access.currentSwiftValue(of: prototype) != nil }
     }
 
     /// The number of properties (attributes and relationships).

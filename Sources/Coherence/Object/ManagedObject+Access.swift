@@ -240,7 +240,7 @@ extension ManagedObject {
     /// Announces a change made outside the property setters.
     final func _observationChanged() {
         guard let registrar = _observation?.registrar else { return }
-        registrar.willSet(self, keyPath: \ManagedObject._anyChange)
-        registrar.didSet(self, keyPath: \ManagedObject._anyChange)
+        registrar.willSet(self, keyPath: ManagedObject._anyChangeKeyPath)
+        registrar.didSet(self, keyPath: ManagedObject._anyChangeKeyPath)
     }
 }

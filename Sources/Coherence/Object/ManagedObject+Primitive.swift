@@ -17,6 +17,13 @@ extension ManagedObject {
     ///   and the object belongs to a context.
     public final func primitiveValue(forKey key: String) -> Any? {
         let (entity, index) = _primitiveProperty(key, access: "read")
+        return _readProperty(at: index, entity: entity)
+    }
+
+    /// The value of property `index` as ``value(forKey:)`` and
+    /// ``primitiveValue(forKey:)`` give it, `nil` for no value (an optional attribute that is `nil`, a required one
+    /// never set, an empty to-one relationship). Fires a fault.
+    final func _readProperty(at index: Int, entity: EntityDescription) -> Any? {
         _prepareForRead { 0 }
         if let relationship = entity.relationship(at: index) {
             let objects = _resolveIDs(_contextRef?.relatedIDs(of: self, relationship) ?? [])

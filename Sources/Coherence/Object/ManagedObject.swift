@@ -147,16 +147,23 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         return result
     }
 
-    /// The value of the named property, in the form ``changedValues()`` uses,
-    /// or `nil` if the entity has no such property.
+    /// The value of the named property, as Core Data's `value(forKey:)`:
+    /// an attribute's Swift value, a to-one relationship's object, a to-many
+    /// relationship's `Set<ManagedObject>`; `nil` when it has no value (an
+    /// optional attribute that is `nil`, an empty to-one relationship).
+    ///
+    /// Like Core Data, which raises for a key the model does not define
+    /// (https://developer.apple.com/documentation/coredata/nsmanagedobject/value(forkey:)),
+    /// this stops the program with a message naming the entity and the key,
+    /// in release builds too; also for an object that was never inserted.
     public final func value(forKey key: String) -> Any? {
-        guard let entity = _entity, let index = entity.indexByName[key] else { return nil }
-        _prepareForRead { 0 }
-        if let relationship = entity.relationship(at: index) {
-            let objects = _resolveIDs(_contextRef?.relatedIDs(of: self, relationship) ?? [])
-            return relationship.isToMany ? Set(objects) : (objects.first ?? NSNull())
+        guard let entity = _entity else {
+            preconditionFailure("Coherence: cannot read \(Self.entityName).\(key): the object belongs to no context; insert it first")
         }
-        return entity.attributes[index].access.currentSwiftValue(of: self) ?? NSNull()
+        guard let index = entity.indexByName[key] else {
+            preconditionFailure("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
+        }
+        return _readProperty(at: index, entity: entity)
     }
 
     /// Sets the named attribute or relationship, with change tracking, like

@@ -84,9 +84,9 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         if let keyPath = sectionNameKeyPath {
             sectionKey = .name { object in unsafeDowncast(object, to: Result.self)[keyPath: keyPath] }
             // Finding the attribute reads the key path on the entity's
-            // prototype, which traps if it reaches a required attribute
-            // declared without an initial value: only look when there is none.
-            if entity.attributes.allSatisfy({ $0.defaultValue != nil }),
+            // prototype, which traps if it reaches an attribute the prototype
+            // has no value for: only look when there is none.
+            if entity.prototypeHasEveryValue,
                let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count {
                 name = entity.attributes[index].name
             } else {

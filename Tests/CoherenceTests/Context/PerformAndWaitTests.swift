@@ -259,12 +259,9 @@ struct PerformAndWaitTests {
         let callerQueue = DispatchQueue(label: "caller")
         let key = DispatchSpecificKey<String>()
         callerQueue.setSpecific(key: key, value: "caller")
-        let (sameThread, queueName) = await withCheckedContinuation { continuation in
-            callerQueue.async {
-                let caller = Thread.current
-                let seen = context.performAndWait { (Thread.current === caller, DispatchQueue.getSpecific(key: key)) }
-                continuation.resume(returning: seen)
-            }
+        let (sameThread, queueName) = try await callerQueue.runWaiting {
+            let caller = Thread.current
+            return context.performAndWait { (Thread.current === caller, DispatchQueue.getSpecific(key: key)) }
         }
         #expect(sameThread)
         #expect(queueName == "caller")

@@ -21,14 +21,13 @@ struct QueueCheckTests {
 
     @Test func aMainQueueBlockMayUseAMainQueueContextDirectly() async throws {
         let context = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: try TestStack.coordinator())
-        let name = await withCheckedContinuation { continuation in
-            DispatchQueue.main.async {
-                let server = Server(context: context)
-                server.name = "in a main-queue block"
-                continuation.resume(returning: server.name)
-            }
+        let (name, inserted) = try await DispatchQueue.main.runWaiting {
+            let server = Server(context: context)
+            server.name = "in a main-queue block"
+            return (server.name, context.insertedObjects == [server])
         }
         #expect(name == "in a main-queue block")
+        #expect(inserted)
     }
 
     // The object-access check runs in debug builds.

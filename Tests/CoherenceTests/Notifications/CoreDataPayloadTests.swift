@@ -155,9 +155,12 @@ struct CoreDataPayloadTests {
     /// A task waiting for the next didSave is resumed by a save with nothing to save.
     @Test func aTaskAwaitingTheDidSaveOfAnEmptySaveIsResumed() async throws {
         let context = try TestStack.context()
-        var saves = context.events(for: ContextDidSave.self).makeAsyncIterator()
+        let saves = context.events(for: ContextDidSave.self)
         try context.performAndWait { try context.save() }
-        let event = await saves.next()
+        let event = try await withDeadline("the didSave event") {
+            var iterator = saves.makeAsyncIterator()
+            return await iterator.next()
+        }
         #expect(event == ObjectIDChanges())
     }
 

@@ -76,12 +76,10 @@ struct EndOfTurnTests {
     @Test func aChangeInAMainQueueBlockIsAnnouncedAtTheEndOfItsTurn() async throws {
         let context = ManagedObjectContext(concurrencyType: .mainQueue, persistentStoreCoordinator: try TestStack.coordinator(.sqlite))
         let changes = NotificationWaiter(.NSManagedObjectContextObjectsDidChange, object: context)
-        let countInBlock = await withCheckedContinuation { continuation in
-            DispatchQueue.main.async {
-                Server(context: context).name = "first"
-                Server(context: context).name = "second"
-                continuation.resume(returning: changes.count)
-            }
+        let countInBlock = try await DispatchQueue.main.runWaiting {
+            Server(context: context).name = "first"
+            Server(context: context).name = "second"
+            return changes.count
         }
         #expect(countInBlock == 0)
         #expect(await changes.wait())

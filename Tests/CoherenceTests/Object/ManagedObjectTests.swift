@@ -153,6 +153,17 @@ struct ManagedObjectTests {
             server.setValue([item], forKey: "feedItems")
             #expect(item.server == server, "a to-many KVC write takes any sequence of its entity's objects")
             // An unknown key or a value of the wrong type traps: see MisuseTests.
+
+            // No value reads as nil, as Core Data's value(forKey:) returns
+            // it: an optional attribute that is nil, an empty to-one
+            // relationship.
+            let tracked = Tracked(context: context)
+            tracked.createdAt = nil
+            #expect(tracked.value(forKey: "createdAt") == nil)
+            #expect(tracked.primitiveValue(forKey: "createdAt") == nil)
+            item.setValue(NSNull(), forKey: "server")
+            #expect(item.value(forKey: "server") == nil)
+            #expect(server.value(forKey: "feedItems") as? Set<ManagedObject> == [])
         }
     }
 

@@ -7,17 +7,6 @@ import Testing
 /// These run in a child process.
 @Suite("Misuse traps")
 struct MisuseTests {
-    @Test func touchingAnObjectOffItsQueueTraps() async throws {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let context = try TestStack.context(name: "writer")
-            let item = context.performAndWait { FeedItem(context: context) }
-            _ = item.title // not on the context's queue
-        }
-        let message = result.standardError
-        #expect(message.contains("FeedItem"))
-        #expect(message.contains("writer"))
-    }
-
     @Test func readingARequiredAttributeBeforeItIsSetTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let context = try TestStack.context()
@@ -59,9 +48,11 @@ struct MisuseTests {
 
     // MARK: delete(_:)
 
-    // Core Data raises NSInvalidArgumentException ("An NSManagedObjectContext
-    // cannot delete objects in other contexts") and does not throw:
-    // https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/delete(_:)
+    // delete(_:) does not throw
+    // (https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/delete(_:));
+    // for an object of another context Core Data raises NSInvalidArgumentException
+    // ("An NSManagedObjectContext cannot delete objects in other contexts"), a
+    // message its documentation does not quote but that Core Data users meet.
     @Test func deletingAnObjectOfAnotherContextTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let context = try TestStack.context()
@@ -134,6 +125,17 @@ struct MisuseTests {
         let message = result.standardError
         #expect(message.contains("FeedItem"))
         #expect(message.contains("\"nope\""))
+    }
+
+    // Core Data's value(forKey:) "raises an exception" for a key the model
+    // does not define:
+    // https://developer.apple.com/documentation/coredata/nsmanagedobject/value(forkey:)
+    @Test func readingAnUnknownKeyTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context()
+            context.performAndWait { _ = FeedItem(context: context).value(forKey: "nope") }
+        }
+        #expect(result.standardError.contains("FeedItem is not key value coding-compliant for the key \"nope\""))
     }
 
     @Test func settingAValueOfTheWrongTypeTraps() async throws {

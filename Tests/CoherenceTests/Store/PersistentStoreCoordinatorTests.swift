@@ -29,7 +29,7 @@ struct PersistentStoreCoordinatorTests {
     }
 
     // addPersistentStore(type:configuration:at:options:) returns the store it added:
-    // https://developer.apple.com/documentation/coredata/nspersistentstore/storetype
+    // https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/addpersistentstore(type:configuration:at:options:)
     @Test func addPersistentStoreOfATypeAtAURLReturnsTheStore() throws {
         let url = TestFiles.newURL("Typed.sqlite")
         let coordinator = try coordinator()
@@ -90,7 +90,7 @@ struct PersistentStoreCoordinatorTests {
 
     // destroyPersistentStore "deletes (or truncates) the target persistent store
     // in accordance with the store class' requirements":
-    // https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/1468927-migratepersistentstore
+    // https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/destroypersistentstore(at:type:options:)
     @Test func destroyDeletesTheFileAndItsCompanionsAndUnloadsIt() throws {
         let url = TestFiles.newURL("Doomed.sqlite")
         let coordinator = try coordinator()

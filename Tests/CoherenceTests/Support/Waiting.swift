@@ -19,20 +19,57 @@ private final class Once<T: Sendable>: Sendable {
     }
 }
 
+/// Starts `body` with `start` (on a thread, on a queue) and waits for it. A
+/// deadlock fails the test at the deadline instead of hanging the run.
+private func runStarted<T: Sendable>(_ what: String, deadline: TimeInterval,
+                                     start: (@escaping @Sendable () -> Void) -> Void,
+                                     _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let result: Result<T, any Error>? = await withCheckedContinuation { continuation in
+        let once = Once<Result<T, any Error>?>(continuation)
+        start { once.resume(Result { try body() }) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { once.resume(nil) }
+    }
+    guard let result else { throw DeadlineExceeded(what: what) }
+    return try result.get()
+}
+
 enum PlainThread {
     /// Runs `body` on a new thread (no dispatch queue, not the main thread)
-    /// and waits for it. A deadlock fails the test at the deadline instead of
-    /// hanging the run.
+    /// and waits for it, failing at the deadline.
     static func run<T: Sendable>(deadline: TimeInterval = 120,
                                  _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let result: Result<T, any Error>? = await withCheckedContinuation { continuation in
-            let once = Once<Result<T, any Error>?>(continuation)
-            let thread = Thread { once.resume(Result { try body() }) }
-            thread.start()
-            DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { once.resume(nil) }
+        try await runStarted("the block on a plain thread", deadline: deadline, start: { Thread(block: $0).start() }, body)
+    }
+}
+
+extension DispatchQueue {
+    /// Runs `body` asynchronously on this queue and waits for it, failing at
+    /// the deadline.
+    func runWaiting<T: Sendable>(deadline: TimeInterval = 120,
+                                 _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await runStarted("the block on queue \(label)", deadline: deadline, start: { self.async(execute: $0) }, body)
+    }
+}
+
+private enum DeadlineOutcome<T: Sendable>: Sendable {
+    case finished(T), timedOut
+}
+
+/// The result of `operation`, or ``DeadlineExceeded`` when it has not
+/// finished by the deadline. It is then cancelled, so give it work that ends
+/// on cancellation (waiting on an `AsyncStream` does).
+func withDeadline<T: Sendable>(_ what: String, seconds: Double = 120,
+                               _ operation: @escaping @Sendable () async -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: DeadlineOutcome<T>.self) { group in
+        group.addTask { .finished(await operation()) }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return .timedOut
         }
-        guard let result else { throw DeadlineExceeded(what: "the block on a plain thread") }
-        return try result.get()
+        let first = try await group.next()
+        group.cancelAll()
+        guard case .finished(let value) = first else { throw DeadlineExceeded(what: what) }
+        return value
     }
 }
 
