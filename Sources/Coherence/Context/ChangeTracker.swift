@@ -10,17 +10,22 @@ struct ChangeTracker {
     var deleted: Set<ManagedObject> = []
     /// Inserted objects that were deleted again: never written to the store.
     var discarded: Set<ManagedObject> = []
-    /// Objects with property writes; whether they really differ from their
-    /// snapshot is decided when asked.
-    var changed: Set<ManagedObject> = []
+    /// Objects with property writes (their tracking's `changed` mask is not
+    /// empty), each listed once, in the order of their first write; whether
+    /// they really differ from their snapshot is decided when asked. An object
+    /// whose record was cleared (refreshed, deleted by a merge) stays listed
+    /// until the list is cleared: read the members with ``changedObjects``.
+    private(set) var changed: [ManagedObject] = []
 
     // MARK: Since the last didChangeObjects notification
 
     var pendingInserted: Set<ManagedObject> = []
     var pendingDeleted: Set<ManagedObject> = []
-    /// Objects with property writes; announced as updated if a value differs
-    /// from what the last notification saw.
-    var pendingTouched: Set<ManagedObject> = []
+    /// Objects with property writes since the last notification (their
+    /// tracking's `pending` mask is not empty), each listed once; announced
+    /// as updated if a value differs from what the last notification saw.
+    /// Like ``changed``, it may still list objects whose record was cleared.
+    private(set) var pendingTouched: [ManagedObject] = []
     var pendingRefreshed: Set<ManagedObject> = []
     var pendingInvalidated: Set<ManagedObject> = []
     var pendingInvalidatedAll: Set<ManagedObject> = []
@@ -44,6 +49,48 @@ struct ChangeTracker {
         return id
     }
 
+    // MARK: Listing objects without hashing them
+
+    /// Lists `object` in ``changed`` unless it is listed. **Complexity:** O(1).
+    mutating func noteChanged(_ object: ManagedObject) {
+        guard !object._listed.contains(.changed) else { return }
+        object._listed.insert(.changed)
+        changed.append(object)
+    }
+
+    /// Lists `object` in ``pendingTouched`` unless it is listed.
+    /// **Complexity:** O(1).
+    mutating func notePendingTouched(_ object: ManagedObject) {
+        guard !object._listed.contains(.pendingTouched) else { return }
+        object._listed.insert(.pendingTouched)
+        pendingTouched.append(object)
+    }
+
+    /// Empties ``changed``; the objects' records are left as they are.
+    mutating func clearChanged() {
+        for object in changed { object._listed.remove(.changed) }
+        changed = []
+    }
+
+    /// Empties ``pendingTouched``; the objects' records are left as they are.
+    mutating func clearPendingTouched() {
+        for object in pendingTouched { object._listed.remove(.pendingTouched) }
+        pendingTouched = []
+    }
+
+    /// The objects with property writes since the last save.
+    var changedObjects: [ManagedObject] {
+        changed.filter { $0._tracking?.changed.isEmpty == false }
+    }
+
+    /// Makes the objects' list membership agree with the lists again, after
+    /// this tracker replaced `previous` (a save restoring its checkpoint).
+    func relist(replacing previous: ChangeTracker) {
+        for object in previous.changed + previous.pendingTouched { object._listed = [] }
+        for object in changed { object._listed.insert(.changed) }
+        for object in pendingTouched { object._listed.insert(.pendingTouched) }
+    }
+
     var hasPendingNotification: Bool {
         !pendingInserted.isEmpty || !pendingDeleted.isEmpty || !pendingTouched.isEmpty
             || !pendingRefreshed.isEmpty || !pendingInvalidated.isEmpty || !pendingInvalidatedAll.isEmpty
@@ -52,6 +99,8 @@ struct ChangeTracker {
 
     /// Forgets every object; used by `reset()`.
     mutating func removeAll() {
+        clearChanged()
+        clearPendingTouched()
         self = ChangeTracker()
     }
 }

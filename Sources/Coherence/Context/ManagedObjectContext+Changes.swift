@@ -4,8 +4,9 @@ import Foundation
 // notification.
 extension ManagedObjectContext {
     /// Records that property `index` of `object` is about to be written.
-    /// **Complexity:** O(1), plus converting the old value to store form on
-    /// the first write of the property since the last notification.
+    /// **Complexity:** O(1): a bit in the object's masks, and on the first
+    /// write of the property since the last notification its old value in
+    /// store form, logged.
     /// `announce: false` is for property setters, which tell Observation
     /// about their own property.
     func _recordWrite(of object: ManagedObject, property index: Int, announce: Bool = true) {
@@ -16,12 +17,15 @@ extension ManagedObjectContext {
             return
         }
         let tracking = tracking(of: object)
-        if tracking.notifiedValues[index] == nil, let entity = object._entity {
-            tracking.notifiedValues[index] = .some(object._currentStoreValue(at: index, entity: entity))
+        if tracking.pending.insert(index) {
+            if let entity = object._entity {
+                tracking.notifiedValues.append((index, object._currentStoreValue(at: index, entity: entity)))
+            }
+            tracker.notePendingTouched(object)
         }
-        tracking.changedProperties.insert(index)
-        tracker.pendingTouched.insert(object)
-        tracker.changed.insert(object)
+        if tracking.changed.insert(index) {
+            tracker.noteChanged(object)
+        }
         derivationTouched(object)
         if announce { object._observationChanged() }
     }
@@ -224,23 +228,30 @@ extension ManagedObjectContext {
     }
 
     /// The announcement of everything since the last one; clears the record.
+    /// The changed properties of each updated object are worked out only
+    /// when object observers want them.
     private func takePendingChange() -> (ObjectsDidChange, [ObjectIdentifier: Set<Int>]) {
         let inserted = tracker.pendingInserted
         for object in inserted { object._lifecycle.remove(.insertionUnannounced) }
         let deleted = tracker.pendingDeleted
+        let wantsProperties = !objectObservers.isEmpty
         var updated = Set<ManagedObject>()
         var changedProperties: [ObjectIdentifier: Set<Int>] = [:]
         for object in tracker.pendingTouched {
-            defer { object._tracking?.notifiedValues = [:] }
-            guard !inserted.contains(object), !deleted.contains(object), !object.isDeleted,
-                  object._contextRef === self, let entity = object._entity,
-                  let tracking = object._tracking else { continue }
-            let changed = Set(tracking.notifiedValues.compactMap { index, old in
-                object._currentStoreValue(at: index, entity: entity) != old ? index : nil
-            })
-            if !changed.isEmpty {
+            guard let tracking = object._tracking, !tracking.pending.isEmpty else { continue }
+            defer { tracking.clearPending() }
+            guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
+                  inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object) else { continue }
+            var isUpdated = false
+            var changed = Set<Int>()
+            for (index, old) in tracking.notifiedValues where object._currentStoreValue(at: index, entity: entity) != old {
+                isUpdated = true
+                guard wantsProperties else { break }
+                changed.insert(index)
+            }
+            if isUpdated {
                 updated.insert(object)
-                changedProperties[ObjectIdentifier(object)] = changed
+                if wantsProperties { changedProperties[ObjectIdentifier(object)] = changed }
             }
         }
         let change = ObjectsDidChange(
@@ -249,7 +260,7 @@ extension ManagedObjectContext {
             invalidatedAll: tracker.pendingInvalidatedAll)
         tracker.pendingInserted = []
         tracker.pendingDeleted = []
-        tracker.pendingTouched = []
+        tracker.clearPendingTouched()
         tracker.pendingRefreshed = []
         tracker.pendingInvalidated = []
         tracker.pendingInvalidatedAll = []

@@ -132,6 +132,7 @@ struct SaveCheckpoint {
     }
 
     func restore(_ context: ManagedObjectContext) {
+        tracker.relist(replacing: context.tracker)
         context.tracker = tracker
         for state in objects {
             guard let entity = state.object._entity else { continue }

@@ -167,7 +167,7 @@ extension ManagedObjectContext {
         tracker.inserted.contains { $0._entity === entity }
             || tracker.deleted.contains { $0._entity === entity }
             || tracker.discarded.contains { $0._entity === entity }
-            || tracker.changed.contains { $0._entity === entity }
+            || tracker.changedObjects.contains { $0._entity === entity }
     }
 
     /// The request's sort descriptors as store sort keys, or `nil` if one of
@@ -225,7 +225,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges {
             // Objects the store matched stand unless they changed; everything
             // else is evaluated on its current values.
-            let changed = Set(tracker.changed.filter { $0._entity === entity && !$0.isDeleted && !$0.isInserted })
+            let changed = Set(tracker.changedObjects.filter { $0._entity === entity && !$0.isDeleted && !$0.isInserted })
             var evaluate: [Result] = []
             matches = []
             var seen = Set<ManagedObject>()

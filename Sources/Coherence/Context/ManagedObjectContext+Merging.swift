@@ -126,8 +126,7 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { break }
                 tracker.inserted.remove(object)
                 tracker.deleted.remove(object)
-                tracker.changed.remove(object)
-                tracker.pendingTouched.remove(object)
+                object._tracking?.clear()
                 tracker.pendingDeleted.insert(object)
                 gone.append(object)
             case .updated:

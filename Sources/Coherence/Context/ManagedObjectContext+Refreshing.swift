@@ -32,12 +32,10 @@ extension ManagedObjectContext {
         if latest == nil {
             // Deleted from the store by someone else: nothing to refresh from.
             invalidate(object, notify: true)
-            tracker.changed.remove(object)
-            tracker.pendingTouched.remove(object)
             tracker.pendingInvalidated.insert(object)
             return
         }
-        let changed = object._tracking?.changedProperties.filter {
+        let changed = object._tracking?.changed.filter {
             object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
         } ?? []
         if mergeChanges, !changed.isEmpty {
@@ -61,8 +59,6 @@ extension ManagedObjectContext {
             }
             object.willTurnIntoFault()
             object._tracking = nil
-            tracker.changed.remove(object)
-            tracker.pendingTouched.remove(object)
             object._snapshot = latest
             object._access.insert(.fault)
             object.didTurnIntoFault()
@@ -100,7 +96,7 @@ extension ManagedObjectContext {
             tracker.pendingDeleted.insert(object)
         }
         for object in discarded {
-            tracker.pendingTouched.remove(object)
+            object._tracking?.clearPending()
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back
@@ -109,9 +105,9 @@ extension ManagedObjectContext {
                 tracker.pendingInserted.insert(object)
             }
         }
-        for object in tracker.changed where !discarded.contains(object) {
+        for object in tracker.changedObjects where !discarded.contains(object) {
             guard let entity = object._entity, let snapshot = object._snapshot, let tracking = object._tracking else { continue }
-            for index in tracking.changedProperties {
+            for index in tracking.changed {
                 _recordWrite(of: object, property: index)
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
@@ -120,13 +116,13 @@ extension ManagedObjectContext {
                     try? entity.attributes[index].setStoreValue(snapshot.values[index], of: object)
                 }
             }
-            tracking.changedProperties = []
+            tracking.changed.removeAll()
             tracking.foreignTargets = [:]
         }
         tracker.inserted = []
         tracker.deleted = []
         tracker.discarded = []
-        tracker.changed = []
+        tracker.clearChanged()
         tracker.deletionsToPropagate = []
         // Committed values are consistent: take them as the recorded
         // contributions instead of moving parents again.

@@ -99,18 +99,17 @@ extension ManagedObjectContext {
             object._lifecycle = []
         }
         for object in resolution.lost {
-            tracker.changed.remove(object)
-            tracker.pendingTouched.remove(object)
+            object._tracking?.clear()
         }
         for object in tracker.changed {
-            object._tracking?.changedProperties = []
+            object._tracking?.changed.removeAll()
             object._tracking?.foreignTargets = [:]
         }
         let discarded = tracker.discarded
         tracker.inserted = []
         tracker.deleted = []
         tracker.discarded = []
-        tracker.changed = []
+        tracker.clearChanged()
 
         let didSave = ContextDidSave(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
@@ -294,7 +293,7 @@ extension ManagedObjectContext {
     /// Checks required attributes, deny rules and cross-context relationships.
     private func validateForSave() throws {
         var errors: [ValidationError] = []
-        for object in tracker.inserted.union(tracker.changed) where !object.isDeleted && object._contextRef === self {
+        for object in tracker.inserted.union(tracker.changedObjects) where !object.isDeleted && object._contextRef === self {
             guard let entity = object._entity else { continue }
             for attribute in entity.attributes {
                 do {

@@ -434,7 +434,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var hasChanges: Bool {
         _assertOnQueue()
         return !tracker.inserted.isEmpty || !tracker.deleted.isEmpty
-            || tracker.changed.contains { $0.isUpdated || !($0._tracking?.foreignTargets.isEmpty ?? true) }
+            || tracker.changedObjects.contains { $0.isUpdated || !($0._tracking?.foreignTargets.isEmpty ?? true) }
     }
 
     /// Inserted objects not saved yet.
@@ -446,7 +446,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Saved objects with unsaved changes.
     public var updatedObjects: Set<ManagedObject> {
         _assertOnQueue()
-        return tracker.changed.filter { $0.isUpdated }
+        return Set(tracker.changedObjects.filter { $0.isUpdated })
     }
 
     /// Saved objects marked for deletion.

@@ -43,6 +43,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []
     @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
     @exclusivity(unchecked) final var _tracking: ObjectTracking?
+    /// The context's change lists the object is in.
+    @exclusivity(unchecked) final var _listed: TrackerLists = []
     /// Created on the first property read: objects never read carry none.
     @exclusivity(unchecked) @usableFromInline final var _observation: ObservationBox?
 
@@ -115,7 +117,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     final var _hasChangedValues: Bool {
         guard let tracking = _tracking, let entity = _entity else { return false }
-        return tracking.changedProperties.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
+        return tracking.changed.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
     }
 
     /// The properties whose values differ from the committed ones, by name.
@@ -125,7 +127,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     public final func changedValues() -> [String: Any] {
         guard let entity = _entity, _contextRef != nil else { return [:] }
         var result: [String: Any] = [:]
-        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_tracking?.changedProperties ?? [])
+        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_tracking?.changed ?? PropertyMask())
         for index in indexes {
             guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
             if !isInserted, current == _committedStoreValue(at: index) { continue }

@@ -23,26 +23,114 @@ struct LifecycleState: OptionSet {
     static let insertionUnannounced = LifecycleState(rawValue: 1 << 2)
 }
 
-/// What a context records about one object's unsaved and unannounced changes.
-/// Allocated on the first change, so unchanged objects carry no tracking.
+/// The change lists of its context that an object is in (see
+/// ``ChangeTracker``): membership is kept in the object, so listing an object
+/// costs no hashing.
+struct TrackerLists: OptionSet {
+    let rawValue: UInt8
+    /// In ``ChangeTracker/changed``.
+    static let changed = TrackerLists(rawValue: 1 << 0)
+    /// In ``ChangeTracker/pendingTouched``.
+    static let pendingTouched = TrackerLists(rawValue: 1 << 1)
+}
+
+/// A set of property indexes, one bit per property: the first 64 in one
+/// word, more only for entities that have more.
+///
+/// **Complexity:** O(1) to insert and test; O(members) to iterate, plus
+/// O(properties / 64) past the first 64.
+struct PropertyMask: Sequence {
+    private var low: UInt64 = 0
+    private var high: [UInt64] = []
+
+    var isEmpty: Bool { low == 0 && high.isEmpty }
+
+    func contains(_ index: Int) -> Bool {
+        if index < 64 { return low & (1 << UInt64(index)) != 0 }
+        let word = index / 64 - 1
+        return word < high.count && high[word] & (1 << UInt64(index % 64)) != 0
+    }
+
+    /// Adds `index`; returns whether it was not in the mask yet.
+    @discardableResult
+    mutating func insert(_ index: Int) -> Bool {
+        if index < 64 {
+            let bit: UInt64 = 1 << UInt64(index)
+            defer { low |= bit }
+            return low & bit == 0
+        }
+        let word = index / 64 - 1, bit: UInt64 = 1 << UInt64(index % 64)
+        if word >= high.count { high += repeatElement(0, count: word - high.count + 1) }
+        defer { high[word] |= bit }
+        return high[word] & bit == 0
+    }
+
+    mutating func removeAll() {
+        low = 0
+        high = []
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(bits: low, high: high)
+    }
+
+    struct Iterator: IteratorProtocol {
+        /// The bits of word `word` not visited yet (word 0 is `low`).
+        fileprivate var bits: UInt64
+        fileprivate let high: [UInt64]
+        fileprivate var word = 0
+
+        mutating func next() -> Int? {
+            while bits == 0 {
+                guard word < high.count else { return nil }
+                bits = high[word]
+                word += 1
+            }
+            let bit = bits.trailingZeroBitCount
+            bits &= bits - 1
+            return word * 64 + bit
+        }
+    }
+}
+
+/// What a context records about one object's unsaved and unannounced
+/// changes. Allocated on the first change and kept while the object stays
+/// loaded, so that changing it again allocates nothing.
 final class ObjectTracking {
-    /// The store form of each property written since the last
-    /// didChangeObjects notification, as it was before the first write
-    /// (`.some(nil)`: it had no value). Compared with the current value to
-    /// tell a real update from a change that was undone.
-    var notifiedValues: [Int: StoreValue?] = [:]
-    /// Properties written since the last save.
-    var changedProperties: Set<Int> = []
+    /// Properties written since the last save; whether their values really
+    /// differ from the committed ones is decided when asked.
+    var changed = PropertyMask()
+    /// Properties written since the last didChangeObjects notification.
+    var pending = PropertyMask()
+    /// The store form of each property in `pending` as it was before its
+    /// first write since that notification (`nil`: it had no value), in the
+    /// order of the writes. Compared with the current value to tell a real
+    /// update from a change that was undone.
+    var notifiedValues: [(index: Int, value: StoreValue?)] = []
     /// Relationships assigned an object of another context, or no context,
     /// with a description of that object; the next save throws for each.
     var foreignTargets: [Int: String] = [:]
     /// For prototypes: the offset of the last property read.
     var recordedOffset: Int?
 
+    /// Forgets what the last notification has announced.
+    func clearPending() {
+        pending.removeAll()
+        notifiedValues.removeAll(keepingCapacity: true)
+    }
+
+    /// Forgets everything written: the object is as committed.
+    func clear() {
+        changed.removeAll()
+        clearPending()
+        foreignTargets = [:]
+    }
+
     func copy() -> ObjectTracking {
         let copy = ObjectTracking()
+        copy.changed = changed
+        copy.pending = pending
         copy.notifiedValues = notifiedValues
-        copy.changedProperties = changedProperties
         copy.foreignTargets = foreignTargets
         return copy
     }
