@@ -21,11 +21,13 @@ struct ChangeTracker {
 
     var pendingInserted: Set<ManagedObject> = []
     var pendingDeleted: Set<ManagedObject> = []
-    /// Objects with property writes since the last notification (their
-    /// tracking's `pending` mask is not empty), each listed once; announced
-    /// as updated if a value differs from what the last notification saw.
-    /// Like ``changed``, it may still list objects whose record was cleared.
-    private(set) var pendingTouched: [ManagedObject] = []
+    /// The first write of each property since the last notification, with
+    /// the property's store value before it (`nil`: it had no value): the
+    /// object is announced as updated if a value differs from it. An entry
+    /// stands only while its property is in the object's `pending` mask and
+    /// no later entry exists for it (a record cleared and written again logs
+    /// anew), so the log is read newest first.
+    var pendingWrites: [PendingWrite] = []
     var pendingRefreshed: Set<ManagedObject> = []
     var pendingInvalidated: Set<ManagedObject> = []
     var pendingInvalidatedAll: Set<ManagedObject> = []
@@ -58,24 +60,10 @@ struct ChangeTracker {
         changed.append(object)
     }
 
-    /// Lists `object` in ``pendingTouched`` unless it is listed.
-    /// **Complexity:** O(1).
-    mutating func notePendingTouched(_ object: ManagedObject) {
-        guard !object._listed.contains(.pendingTouched) else { return }
-        object._listed.insert(.pendingTouched)
-        pendingTouched.append(object)
-    }
-
     /// Empties ``changed``; the objects' records are left as they are.
     mutating func clearChanged() {
         for object in changed { object._listed.remove(.changed) }
         changed = []
-    }
-
-    /// Empties ``pendingTouched``; the objects' records are left as they are.
-    mutating func clearPendingTouched() {
-        for object in pendingTouched { object._listed.remove(.pendingTouched) }
-        pendingTouched = []
     }
 
     /// The objects with property writes since the last save.
@@ -86,13 +74,12 @@ struct ChangeTracker {
     /// Makes the objects' list membership agree with the lists again, after
     /// this tracker replaced `previous` (a save restoring its checkpoint).
     func relist(replacing previous: ChangeTracker) {
-        for object in previous.changed + previous.pendingTouched { object._listed = [] }
+        for object in previous.changed { object._listed.remove(.changed) }
         for object in changed { object._listed.insert(.changed) }
-        for object in pendingTouched { object._listed.insert(.pendingTouched) }
     }
 
     var hasPendingNotification: Bool {
-        !pendingInserted.isEmpty || !pendingDeleted.isEmpty || !pendingTouched.isEmpty
+        !pendingInserted.isEmpty || !pendingDeleted.isEmpty || !pendingWrites.isEmpty
             || !pendingRefreshed.isEmpty || !pendingInvalidated.isEmpty || !pendingInvalidatedAll.isEmpty
             || !deletionsToPropagate.isEmpty
     }
@@ -100,7 +87,14 @@ struct ChangeTracker {
     /// Forgets every object; used by `reset()`.
     mutating func removeAll() {
         clearChanged()
-        clearPendingTouched()
         self = ChangeTracker()
     }
+}
+
+/// One entry of ``ChangeTracker/pendingWrites``.
+struct PendingWrite {
+    let object: ManagedObject
+    let index: Int
+    /// The property's store value before the write; `nil` when it had none.
+    let before: StoreValue?
 }

@@ -18,10 +18,8 @@ extension ManagedObjectContext {
         }
         let tracking = tracking(of: object)
         if tracking.pending.insert(index) {
-            if let entity = object._entity {
-                tracking.notifiedValues.append((index, object._currentStoreValue(at: index, entity: entity)))
-            }
-            tracker.notePendingTouched(object)
+            let before = object._entity.flatMap { object._currentStoreValue(at: index, entity: $0) }
+            tracker.pendingWrites.append(PendingWrite(object: object, index: index, before: before))
         }
         if tracking.changed.insert(index) {
             tracker.noteChanged(object)
@@ -235,32 +233,31 @@ extension ManagedObjectContext {
         for object in inserted { object._lifecycle.remove(.insertionUnannounced) }
         let deleted = tracker.pendingDeleted
         let wantsProperties = !objectObservers.isEmpty
-        var updated = Set<ManagedObject>()
+        var updated = Set<ManagedObject>(minimumCapacity: tracker.pendingWrites.count)
         var changedProperties: [ObjectIdentifier: Set<Int>] = [:]
-        for object in tracker.pendingTouched {
-            guard let tracking = object._tracking, !tracking.pending.isEmpty else { continue }
-            defer { tracking.clearPending() }
+        // Newest first: an entry whose property is no longer pending was
+        // superseded by a later one (or its record was cleared).
+        for write in tracker.pendingWrites.reversed() {
+            let object = write.object
+            guard let tracking = object._tracking, tracking.pending.contains(write.index) else { continue }
+            tracking.pending.remove(write.index)
             guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
-                  inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object) else { continue }
-            var isUpdated = false
-            var changed = Set<Int>()
-            for (index, old) in tracking.notifiedValues where object._currentStoreValue(at: index, entity: entity) != old {
-                isUpdated = true
-                guard wantsProperties else { break }
-                changed.insert(index)
-            }
-            if isUpdated {
+                  inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
+                  object._currentStoreValue(at: write.index, entity: entity) != write.before else { continue }
+            if !object._listed.contains(.announcedUpdated) {
+                object._listed.insert(.announcedUpdated)
                 updated.insert(object)
-                if wantsProperties { changedProperties[ObjectIdentifier(object)] = changed }
             }
+            if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(write.index) }
         }
+        for object in updated { object._listed.remove(.announcedUpdated) }
         let change = ObjectsDidChange(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             refreshed: tracker.pendingRefreshed, invalidated: tracker.pendingInvalidated,
             invalidatedAll: tracker.pendingInvalidatedAll)
         tracker.pendingInserted = []
         tracker.pendingDeleted = []
-        tracker.clearPendingTouched()
+        tracker.pendingWrites.removeAll(keepingCapacity: true)
         tracker.pendingRefreshed = []
         tracker.pendingInvalidated = []
         tracker.pendingInvalidatedAll = []

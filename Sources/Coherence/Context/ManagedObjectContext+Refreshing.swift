@@ -96,7 +96,7 @@ extension ManagedObjectContext {
             tracker.pendingDeleted.insert(object)
         }
         for object in discarded {
-            object._tracking?.clearPending()
+            object._tracking?.pending.removeAll()
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back

@@ -72,13 +72,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private let configuration: Locked<Configuration>
 
-    // State confined to the queue. `registered` and `storageOffsets` are
-    // read on every object access and skip run-time exclusivity checks: no
-    // code path changes them from inside their own accessors (evicted faults
-    // are handed back and released after the identity map's mutation ends,
-    // so their `deinit` cannot reach back into it).
+    // State confined to the queue. `registered`, `tracker`, `derivations`
+    // and `storageOffsets` are touched on every object access or write and
+    // skip run-time exclusivity checks: no code path changes them from inside
+    // their own accessors (evicted faults are handed back and released after
+    // the identity map's mutation ends, so their `deinit` cannot reach back
+    // into it; the tracker's and the derivations' methods call out to no
+    // user code).
     @exclusivity(unchecked) var registered = IdentityMap()
-    var tracker = ChangeTracker() {
+    @exclusivity(unchecked) var tracker = ChangeTracker() {
         didSet { scheduleEndOfTurnProcessing() }
     }
     /// Whether a main-queue context has asked the main queue to process its
@@ -90,7 +92,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// How many `perform`/`performAndWait` blocks of this context are
     /// running on the holding thread, one inside the other.
     var blockDepth = 0
-    var derivations = DerivationState()
+    @exclusivity(unchecked) var derivations = DerivationState()
     /// Where each property wrapper's storage sits in its object (see
     /// ``ManagedObject/_storageOffset(_:compute:)``).
     @exclusivity(unchecked) var storageOffsets = StorageOffsets()

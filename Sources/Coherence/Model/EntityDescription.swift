@@ -15,7 +15,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.
     public let relationships: [RelationshipDescription]
-    let indexByOffset: [Int: Int]
+    let indexByOffset: PropertyOffsets
     let indexByName: [String: Int]
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
@@ -42,9 +42,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
         self.relationships = relationships
-        var byOffset: [Int: Int] = [:]
-        for (index, offset) in offsets.enumerated() { byOffset[offset] = index }
-        indexByOffset = byOffset
+        indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }
         for relationship in relationships { byName[relationship.name] = relationship.index }

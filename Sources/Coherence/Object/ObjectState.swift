@@ -30,8 +30,8 @@ struct TrackerLists: OptionSet {
     let rawValue: UInt8
     /// In ``ChangeTracker/changed``.
     static let changed = TrackerLists(rawValue: 1 << 0)
-    /// In ``ChangeTracker/pendingTouched``.
-    static let pendingTouched = TrackerLists(rawValue: 1 << 1)
+    /// Already put in the `updated` set of the notification being built.
+    static let announcedUpdated = TrackerLists(rawValue: 1 << 1)
 }
 
 /// A set of property indexes, one bit per property: the first 64 in one
@@ -65,6 +65,15 @@ struct PropertyMask: Sequence {
         return high[word] & bit == 0
     }
 
+    mutating func remove(_ index: Int) {
+        if index < 64 {
+            low &= ~(1 << UInt64(index))
+        } else if index / 64 - 1 < high.count {
+            high[index / 64 - 1] &= ~(1 << UInt64(index % 64))
+            while high.last == 0 { high.removeLast() }
+        }
+    }
+
     mutating func removeAll() {
         low = 0
         high = []
@@ -95,34 +104,25 @@ struct PropertyMask: Sequence {
 
 /// What a context records about one object's unsaved and unannounced
 /// changes. Allocated on the first change and kept while the object stays
-/// loaded, so that changing it again allocates nothing.
+/// loaded, so that changing it again allocates nothing. Touched only on the
+/// context's queue, by calls that never overlap: its fields skip run-time
+/// exclusivity checks.
 final class ObjectTracking {
     /// Properties written since the last save; whether their values really
     /// differ from the committed ones is decided when asked.
-    var changed = PropertyMask()
+    @exclusivity(unchecked) var changed = PropertyMask()
     /// Properties written since the last didChangeObjects notification.
-    var pending = PropertyMask()
-    /// The store form of each property in `pending` as it was before its
-    /// first write since that notification (`nil`: it had no value), in the
-    /// order of the writes. Compared with the current value to tell a real
-    /// update from a change that was undone.
-    var notifiedValues: [(index: Int, value: StoreValue?)] = []
+    @exclusivity(unchecked) var pending = PropertyMask()
     /// Relationships assigned an object of another context, or no context,
     /// with a description of that object; the next save throws for each.
-    var foreignTargets: [Int: String] = [:]
+    @exclusivity(unchecked) var foreignTargets: [Int: String] = [:]
     /// For prototypes: the offset of the last property read.
-    var recordedOffset: Int?
-
-    /// Forgets what the last notification has announced.
-    func clearPending() {
-        pending.removeAll()
-        notifiedValues.removeAll(keepingCapacity: true)
-    }
+    @exclusivity(unchecked) var recordedOffset: Int?
 
     /// Forgets everything written: the object is as committed.
     func clear() {
         changed.removeAll()
-        clearPending()
+        pending.removeAll()
         foreignTargets = [:]
     }
 
@@ -130,7 +130,6 @@ final class ObjectTracking {
         let copy = ObjectTracking()
         copy.changed = changed
         copy.pending = pending
-        copy.notifiedValues = notifiedValues
         copy.foreignTargets = foreignTargets
         return copy
     }

@@ -8,9 +8,12 @@
 /// and writes in place. A literal key path of a non-generic class is one
 /// object for the life of the process, so its identity is a good key; each
 /// entry keeps its key path alive, so an identity is never reused for
-/// another key path while it is remembered. Key paths a generic entity makes
-/// anew on each access are remembered up to ``capacity`` and then computed
-/// each time.
+/// another key path while it is remembered.
+///
+/// The memo is direct-mapped: ``capacity`` slots, each key path in the slot
+/// its address picks, a newcomer replacing what was there. Lookups cost a
+/// few instructions and no hashing; key paths a generic entity makes anew on
+/// each access just take turns.
 ///
 /// **Complexity:** O(1) per lookup. Confined to its context's queue.
 struct StorageOffsets {
@@ -19,16 +22,17 @@ struct StorageOffsets {
         let offset: Int
     }
 
-    private var entries: [ObjectIdentifier: Entry] = [:]
-    static let capacity = 4096
+    static let capacity = 256
+    private var slots = [Entry?](repeating: nil, count: capacity)
 
     /// The offset of the storage `keyPath` reaches; `compute` finds it the
     /// first time.
     mutating func offset(of keyPath: AnyKeyPath, compute: () -> Int) -> Int {
-        let key = ObjectIdentifier(keyPath)
-        if let entry = entries[key], entry.keyPath === keyPath { return entry.offset }
+        let address = UInt(bitPattern: ObjectIdentifier(keyPath))
+        let slot = Int((address >> 4 ^ address >> 12) % UInt(Self.capacity))
+        if let entry = slots[slot], entry.keyPath === keyPath { return entry.offset }
         let offset = compute()
-        if entries.count < Self.capacity { entries[key] = Entry(keyPath: keyPath, offset: offset) }
+        slots[slot] = Entry(keyPath: keyPath, offset: offset)
         return offset
     }
 }
