@@ -118,6 +118,7 @@ extension ManagedObjectContext {
         var count = 0
         var merged = ObjectIDChanges()
         var gone: [ManagedObject] = []
+        var latest: [ManagedObjectID: Snapshot?] = [:]
         while let work = mergeBacklog.popFirst() {
             let id = work.id
             switch work.kind {
@@ -140,7 +141,8 @@ extension ManagedObjectContext {
                     object._observationChanged()
                     merged.refreshed.insert(id)
                 } else {
-                    refresh(object, mergeChanges: true)
+                    if latest[id] == nil { latest = latestSnapshots(startingWith: id) }
+                    refresh(object, mergeChanges: true, latest: latest[id] ?? nil)
                     if tracker.pendingInvalidated.contains(object) {
                         merged.invalidated.insert(id)
                     } else if tracker.pendingRefreshed.contains(object) {
@@ -172,6 +174,30 @@ extension ManagedObjectContext {
             let perObject = (clock.now - announcing) / max(count, 1)
             perform { self.mergeChunk(budget: budget, announcingCostPerObject: perObject) }
         }
+    }
+}
+
+extension ManagedObjectContext {
+    /// How many loaded objects of a merge read their latest values in one
+    /// store query.
+    static var mergeReadAhead: Int { 500 }
+
+    /// The latest snapshots of `id` and of the loaded objects of the next
+    /// updates in the merge backlog (up to ``mergeReadAhead``), read in one
+    /// go; objects no longer in the store map to `nil`. If the store cannot
+    /// be read, every one maps to `nil`, as a failed single refresh does.
+    private func latestSnapshots(startingWith id: ManagedObjectID) -> [ManagedObjectID: Snapshot?] {
+        var ids = [id]
+        for work in mergeBacklog {
+            guard ids.count < Self.mergeReadAhead else { break }
+            guard work.kind == .updated, let object = registered[work.id], !object.isFault else { continue }
+            ids.append(work.id)
+        }
+        let found = (try? source.latestSnapshots(for: ids)) ?? [:]
+        var result: [ManagedObjectID: Snapshot?] = [:]
+        result.reserveCapacity(ids.count)
+        for id in ids { result[id] = .some(found[id]) }
+        return result
     }
 }
 

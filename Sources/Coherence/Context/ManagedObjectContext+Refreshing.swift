@@ -18,8 +18,15 @@ extension ManagedObjectContext {
     /// deleted objects, and objects of other contexts, are left alone.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
+        guard object._contextRef === self, !object.isInserted, !object.isDeleted, object._entity != nil else { return }
+        let latest = (try? source.latestSnapshots(for: [object.objectID]))?[object.objectID]
+        refresh(object, mergeChanges: mergeChanges, latest: latest)
+    }
+
+    /// ``refresh(_:mergeChanges:)`` with the object's latest snapshot already
+    /// read (`nil`: the object is no longer in the store).
+    func refresh(_ object: ManagedObject, mergeChanges: Bool, latest: Snapshot?) {
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
-        let latest = try? source.latestSnapshot(for: object.objectID)
         derivationTouched(object)
         derivationStale(object)
         if object.isFault, let latest {

@@ -4,8 +4,9 @@
 protocol ObjectSource: Sendable {
     /// The object's state as this source sees it, or `nil` if it does not exist.
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot?
-    /// As `snapshot(for:)`, bypassing caches: for `refresh`.
-    func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot?
+    /// As `snapshots(for:)`, bypassing caches, by object ID: for `refresh`
+    /// and merges. Objects that no longer exist are missing.
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot]
     /// Every object of an entity.
     func snapshots(of entity: EntityDescription) throws -> [Snapshot]
     /// Several objects at once (those that exist).
@@ -31,8 +32,14 @@ struct ParentSource: ObjectSource {
         try parent.withExclusiveAccess { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
     }
 
-    func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        try snapshot(for: objectID)
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot] {
+        // Keyed by the IDs asked for: the parent may know an object by the
+        // permanent ID its save gave it, the child still by the temporary one.
+        var result: [ManagedObjectID: Snapshot] = [:]
+        for id in objectIDs {
+            if let snapshot = try snapshot(for: id) { result[id] = snapshot }
+        }
+        return result
     }
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {

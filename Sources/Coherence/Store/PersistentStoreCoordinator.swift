@@ -150,14 +150,22 @@ public final class PersistentStoreCoordinator: Sendable {
         return snapshot
     }
 
-    /// The committed snapshot from the store itself, bypassing the row cache
-    /// (which it then updates): for `refresh`.
-    func latestSnapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        guard !objectID.isTemporaryID else { return nil }
-        let generation = rowCache.beginRead()
-        guard let snapshot = try store(for: objectID).snapshot(for: objectID) else { return nil }
-        rowCache.insert([snapshot], readAt: generation)
-        return snapshot
+    /// The committed snapshots from the stores themselves, bypassing the row
+    /// cache (which they then update), with one query per store and entity
+    /// for up to 500 objects: for `refresh` and merges.
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot] {
+        var byStore: [String: [ManagedObjectID]] = [:]
+        for id in objectIDs where !id.isTemporaryID { byStore[id.storeIdentifier!, default: []].append(id) }
+        var result: [ManagedObjectID: Snapshot] = [:]
+        result.reserveCapacity(objectIDs.count)
+        for ids in byStore.values {
+            let generation = rowCache.beginRead()
+            let loaded = ids.count == 1 ? try store(for: ids[0]).snapshot(for: ids[0]).map { [$0] } ?? []
+                : try store(for: ids[0]).snapshots(for: ids)
+            rowCache.insert(loaded, readAt: generation)
+            for snapshot in loaded { result[snapshot.objectID] = snapshot }
+        }
+        return result
     }
 
     /// Snapshots of several objects, from the cache where possible, else with

@@ -96,6 +96,55 @@ struct ManyContextsTests {
         #expect(mergedIDs.objectIDs.deleted == [doomed])
     }
 
+    /// Core Data refreshes the loaded objects a merge updates
+    /// (https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/mergechanges(fromcontextdidsave:)).
+    /// Coherence reads their latest values in one query per 500 objects,
+    /// not one per object; a row deleted meanwhile invalidates its object.
+    @Test func mergeReadsLoadedObjectsInBatches() throws {
+        let (writer, reader) = try pair(.sqlite)
+        let store = try #require(reader.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let count = 1_200
+        try writer.performAndWait {
+            for index in 0..<count { FeedItem(context: writer).title = "v1 \(index)" }
+            try writer.save()
+        }
+        let loaded = try reader.performAndWait {
+            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            request.returnsObjectsAsFaults = false
+            return try reader.fetch(request)
+        }
+        let saved = NotificationBox()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: writer, queue: nil) { saved.store($0) }
+        defer { NotificationCenter.default.removeObserver(token) }
+        let vanished = try writer.performAndWait {
+            let items = try writer.fetch(FetchRequest<FeedItem>())
+            for item in items { item.title = item.title.replacingOccurrences(of: "v1", with: "v2") }
+            try writer.save()
+            return items[0].objectID
+        }
+        // Another coordinator deletes one row after the save: the merge finds it gone.
+        let otherCoordinator = PersistentStoreCoordinator(managedObjectModel: try #require(reader.persistentStoreCoordinator?.managedObjectModel))
+        _ = try otherCoordinator.addPersistentStore(.sqlite(store.url))
+        let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: otherCoordinator)
+        try other.performAndWait {
+            other.delete(try other.existingObject(with: vanished))
+            try other.save()
+        }
+        let note = try #require(saved.last)
+        let log = reader.performAndWait { ChangeLog(reader) }
+        reader.performAndWait {
+            let queries = store.queryCount
+            reader.mergeChanges(fromContextDidSave: note)
+            #expect(store.queryCount - queries == 3, "1,200 loaded objects in 500s")
+            let remaining = loaded.filter { $0.objectID != vanished }
+            #expect(remaining.count == count - 1)
+            #expect(remaining.allSatisfy { $0.title.hasPrefix("v2 ") }, "updated objects are refreshed")
+            #expect(loaded.first { $0.objectID == vanished }?.managedObjectContext == nil, "a row deleted meanwhile invalidates its object")
+            #expect(log.last?.refreshed.count == count - 1)
+            #expect(log.last?.invalidated.map(\.objectID) == [vanished])
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func automaticallyMergesChangesFromParent(store: StoreKind) async throws {
         let (writer, viewer) = try pair(store)
         viewer.automaticallyMergesChangesFromParent = true
