@@ -129,8 +129,26 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
 
     override func sortValues(of object: ManagedObject) -> [SortValue] {
         let result = unsafeDowncast(object, to: Result.self)
-        return fetchRequest.sortDescriptors.map { descriptor in
-            descriptor.keyPath.map { SortValue(result[keyPath: $0] as Any) } ?? .none
+        return sortReaders.map { $0(result) }
+    }
+
+    /// One reader per sort descriptor, made on first use: a key path to a
+    /// stored attribute is read straight from the object's storage in store
+    /// form (no key-path projection, no dynamic casts of `Any`), any other
+    /// through the key path.
+    private lazy var sortReaders: [(Result) -> SortValue] = fetchRequest.sortDescriptors.map { descriptor in
+        guard let keyPath = descriptor.keyPath else { return { _ in .none } }
+        let viaKeyPath: (Result) -> SortValue = { SortValue($0[keyPath: keyPath] as Any) }
+        guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else {
+            return viaKeyPath
+        }
+        let attribute = entity.attributes[index]
+        return { object in
+            if object._needsAccessCheck { object._prepareForRead { attribute.storageOffset } }
+            guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value, of: attribute.attributeType) else {
+                return viaKeyPath(object)
+            }
+            return sortValue
         }
     }
 }

@@ -35,6 +35,25 @@ enum SortValue: Hashable {
         }
     }
 
+    /// The sort value of an attribute's value in store form: what `init(_:)`
+    /// makes of the Swift value. `nil` for the types whose Swift value sorts
+    /// by more than its store form (binary data, `Codable` values).
+    init?(storeValue: StoreValue, of type: AttributeType) {
+        guard type != .binaryData, type != .codable else { return nil }
+        switch storeValue {
+        case .null: self = .none
+        case .bool(let value): self = .bool(value)
+        case .integer(let value): self = .integer(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .date(let value): self = .date(value)
+        case .uuid(let value): self = .string(value.uuidString)
+        case .url(let value): self = .string(value.absoluteString)
+        case .decimal(let value): self = .double(NSDecimalNumber(decimal: value).doubleValue)
+        case .data, .objectID, .objectIDs, .toManyFault: return nil
+        }
+    }
+
     /// Ascending order; `nil` first, as `SortDescriptor` orders optionals.
     static func compare(_ lhs: SortValue, _ rhs: SortValue, strings: String.StandardComparator?) -> ComparisonResult {
         switch (lhs, rhs) {
