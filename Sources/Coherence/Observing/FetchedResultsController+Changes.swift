@@ -44,23 +44,38 @@ extension AnyFetchedResultsController {
         }
         guard !found.isEmpty else { return }
 
-        // 2. Where each was, and where it belongs now.
+        // 2. Where each was, and where it belongs now. Objects still there
+        // with the key they were placed with stay where they are: updated in
+        // place, and no neighbour of the others.
         var candidates: [Candidate] = found.values.map { object in
             let oldKey = keys[ObjectIdentifier(object)]
             return Candidate(object: object, oldKey: oldKey, oldIndex: oldKey.flatMap { position(of: $0, object: object) })
         }
-        let oldNeighbors = neighbors(ofCandidatesAt: candidates.compactMap(\.oldIndex))
         for index in candidates.indices {
             let object = candidates[index].object
             let matches = object._contextRef === context && !object.isDeleted
                 && matchesPredicate(object)
             candidates[index].newKey = matches ? key(for: object) : nil
+        }
+        var inPlace: [Candidate] = []
+        candidates.removeAll { candidate in
+            guard candidate.oldIndex != nil, candidate.newKey != nil, candidate.newKey == candidate.oldKey else { return false }
+            inPlace.append(candidate)
+            return true
+        }
+        for candidate in inPlace {
+            found[ObjectIdentifier(candidate.object)] = nil
+            untrack(candidate.object)
+            track(candidate.object)
+        }
+        let oldNeighbors = neighbors(ofCandidatesAt: candidates.compactMap(\.oldIndex))
+        for index in candidates.indices {
             if let oldIndex = candidates[index].oldIndex {
                 candidates[index].oldNeighbors = oldNeighbors[oldIndex]!
             }
         }
         let oldSections = sectionRanges.map(\.name)
-        let oldIndexPaths = Dictionary(uniqueKeysWithValues: candidates.compactMap { candidate in
+        let oldIndexPaths = Dictionary(uniqueKeysWithValues: (candidates + inPlace).compactMap { candidate in
             candidate.oldIndex.map { (ObjectIdentifier(candidate.object), indexPath(at: $0)) }
         })
 
@@ -94,6 +109,10 @@ extension AnyFetchedResultsController {
         // (or its order among changed objects between the same neighbours)
         // differ; otherwise, if it changed, it is updated in place.
         var changes: [(object: ManagedObject, type: FetchedResultsChangeType, old: IndexPath?, new: IndexPath?)] = []
+        for candidate in inPlace {
+            let newIndex = position(of: candidate.newKey!, object: candidate.object)!
+            changes.append((candidate.object, .update, oldIndexPaths[ObjectIdentifier(candidate.object)]!, indexPath(at: newIndex)))
+        }
         var stayers: [(candidate: Candidate, newIndex: Int)] = []
         let newIndexes = candidates.map { candidate in candidate.newKey.flatMap { position(of: $0, object: candidate.object) } }
         let newNeighbors = neighbors(ofCandidatesAt: newIndexes.compactMap { $0 })

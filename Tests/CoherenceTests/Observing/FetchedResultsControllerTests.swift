@@ -107,6 +107,34 @@ struct FetchedResultsControllerTests {
         }
     }
 
+    /// One notification that moves an object past another and changes a
+    /// third without touching its sort key: the mover is a move, the third
+    /// an update at its place, the object passed over is not reported.
+    /// (Core Data's `NSFetchedResultsChangeType`: `.update` for an object
+    /// whose change does not affect its position.)
+    @Test func anUpdateBesideAMoveStaysAnUpdate() throws {
+        let (context, _) = try seeded(.inMemory)
+        try context.performAndWait { () throws in
+            let controller = FetchedResultsController(
+                fetchRequest: FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)]), managedObjectContext: context)
+            let delegate = RecordingDelegate()
+            controller.delegate = delegate
+            try controller.performFetch()
+            let items = try #require(controller.fetchedObjects)  // t1 t2 t3 t4 t5
+
+            items[0].title = "t2.5"                               // t1 moves past t2
+            items[2].read = true                                  // t3 changes in place
+            context.processPendingChanges()
+            let changes = delegate.objectChanges.map { ($0.0 as! FeedItem, $0.1, $0.2, $0.3) }
+            #expect(changes.count == 2)
+            let move = try #require(changes.first { $0.0 === items[0] })
+            #expect(move.1 == .move && move.2 == IndexPath(item: 0, section: 0) && move.3 == IndexPath(item: 1, section: 0))
+            let update = try #require(changes.first { $0.0 === items[2] })
+            #expect(update.1 == .update && update.2 == IndexPath(item: 2, section: 0) && update.3 == nil)
+            #expect(controller.fetchedObjects?.map(\.title) == ["t2", "t2.5", "t3", "t4", "t5"])
+        }
+    }
+
     @Test func sectionsAppearAndDisappear() throws {
         let (context, servers) = try seeded(.inMemory)
         try context.performAndWait { () throws in
