@@ -36,6 +36,21 @@ struct DerivationState {
         let derivation: Int
     }
 
+    /// Empties ``dirty`` and returns what it held. Taking the whole set,
+    /// rather than popping one object at a time, matters: `Set.popFirst()`
+    /// scans the set's capacity from the start, which after a large save is
+    /// millions of empty buckets per call.
+    mutating func takeDirty() -> Set<ManagedObject> {
+        defer { dirty = [] }
+        return dirty
+    }
+
+    /// Empties ``stale`` and returns what it held (see ``takeDirty()``).
+    mutating func takeStale() -> Set<ManagedObject> {
+        defer { stale = [] }
+        return stale
+    }
+
     mutating func removeAll() {
         self = DerivationState()
     }

@@ -160,29 +160,38 @@ extension ManagedObjectContext {
 
     /// Applies the delete rules of every object deleted since the last call.
     func propagateDeletions() {
+        // In the order of deletion; rules that delete more objects add them
+        // to the next round. (Taking a round at once, not `removeFirst()`,
+        // keeps a large deletion linear.)
         while !tracker.deletionsToPropagate.isEmpty {
-            let object = tracker.deletionsToPropagate.removeFirst()
-            guard let entity = object._entity, object._contextRef === self else { continue }
-            object.prepareForDeletion()
-            for relationship in entity.relationships {
-                let targets = relatedIDs(of: object, relationship).map { self.object(with: $0) }
-                switch relationship.deleteRule {
-                case .cascade:
-                    for target in targets where target._contextRef === self {
-                        if target.isFault, target._snapshot ?? (try? source.snapshot(for: target.objectID)) == nil { continue }
-                        if target.isFault { _fulfillFault(target) }
-                        markDeleted(target)
-                    }
-                    for target in targets {
-                        removeInverse(of: relationship, from: target, pointingTo: object.objectID)
-                    }
-                case .nullify:
-                    for target in targets {
-                        removeInverse(of: relationship, from: target, pointingTo: object.objectID)
-                    }
-                case .deny, .noAction:
-                    break
+            let round = tracker.deletionsToPropagate
+            tracker.deletionsToPropagate = []
+            for object in round { propagateDeletion(of: object) }
+        }
+    }
+
+    /// Applies the delete rules of one deleted object.
+    private func propagateDeletion(of object: ManagedObject) {
+        guard let entity = object._entity, object._contextRef === self else { return }
+        object.prepareForDeletion()
+        for relationship in entity.relationships {
+            let targets = relatedIDs(of: object, relationship).map { self.object(with: $0) }
+            switch relationship.deleteRule {
+            case .cascade:
+                for target in targets where target._contextRef === self {
+                    if target.isFault, target._snapshot ?? (try? source.snapshot(for: target.objectID)) == nil { continue }
+                    if target.isFault { _fulfillFault(target) }
+                    markDeleted(target)
                 }
+                for target in targets {
+                    removeInverse(of: relationship, from: target, pointingTo: object.objectID)
+                }
+            case .nullify:
+                for target in targets {
+                    removeInverse(of: relationship, from: target, pointingTo: object.objectID)
+                }
+            case .deny, .noAction:
+                break
             }
         }
     }

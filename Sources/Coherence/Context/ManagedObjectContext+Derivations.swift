@@ -50,7 +50,7 @@ extension ManagedObjectContext {
     /// records without adjusting any parent: after a rollback, a child save
     /// or a conflict resolution set values that are already consistent.
     func resyncDerivations() {
-        while let object = derivations.dirty.popFirst() {
+        for object in derivations.takeDirty() {
             guard let entity = object._entity else { continue }
             if object._contextRef !== self {
                 derivationForget(object)
@@ -70,25 +70,41 @@ extension ManagedObjectContext {
 
     /// Brings every derived value up to date with the changes made since.
     func applyDerivations() {
-        while let object = derivations.dirty.popFirst() {
-            guard object._contextRef === self, let entity = object._entity else { continue }
-            if object.isFault, !object.isDeleted, object._snapshot != nil || !object.objectID.isTemporaryID {
-                _fulfillFault(object)
-            }
-            for derivation in entity.dependentDerivations {
-                if derivation.kind == .copy {
-                    updateCopies(from: object, derivation)
-                } else {
-                    updateAggregate(child: object, derivation)
-                }
-            }
-            for derivation in entity.derivations where derivation.kind == .copy && !object.isDeleted {
-                updateCopy(of: object, derivation)
+        // Updating a parent can dirty further objects (copies of it): round
+        // after round until nothing is left. Each object leaves `dirty` only
+        // when its turn comes: a running aggregate built meanwhile counts
+        // the objects still waiting by their records.
+        while !derivations.dirty.isEmpty {
+            for object in Array(derivations.dirty) where derivations.dirty.remove(object) != nil {
+                applyDerivations(of: object)
             }
         }
-        while let parent = derivations.stale.popFirst() {
-            guard parent._contextRef === self, !parent.isDeleted else { continue }
-            recompute(parent)
+        // A new empty set: the emptied one keeps the capacity of the largest
+        // round (a large save's millions of buckets), which every later
+        // iteration of it would scan.
+        derivations.dirty = []
+        while !derivations.stale.isEmpty {
+            for parent in derivations.takeStale() where parent._contextRef === self && !parent.isDeleted {
+                recompute(parent)
+            }
+        }
+    }
+
+    /// Brings the derived values `object` feeds up to date with it.
+    private func applyDerivations(of object: ManagedObject) {
+        guard object._contextRef === self, let entity = object._entity else { return }
+        if object.isFault, !object.isDeleted, object._snapshot != nil || !object.objectID.isTemporaryID {
+            _fulfillFault(object)
+        }
+        for derivation in entity.dependentDerivations {
+            if derivation.kind == .copy {
+                updateCopies(from: object, derivation)
+            } else {
+                updateAggregate(child: object, derivation)
+            }
+        }
+        for derivation in entity.derivations where derivation.kind == .copy && !object.isDeleted {
+            updateCopy(of: object, derivation)
         }
     }
 
