@@ -12,9 +12,11 @@ struct ChangeTracker {
     var discarded: Set<ManagedObject> = []
     /// Objects with property writes (their tracking's `changed` mask is not
     /// empty), each listed once, in the order of their first write; whether
-    /// they really differ from their snapshot is decided when asked. An object
-    /// whose record was cleared (refreshed, deleted by a merge) stays listed
-    /// until the list is cleared: read the members with ``changedObjects``.
+    /// they really differ from their snapshot is decided when asked. The list
+    /// may also hold stale entries: objects whose record was cleared
+    /// (refreshed, deleted by a merge) stay until the list is cleared or
+    /// compacted (``compactChanged()``). Read the members with
+    /// ``changedObjects`` or ``hasChangedObject(where:)``.
     private(set) var changed: [ManagedObject] = []
 
     // MARK: Since the last didChangeObjects notification
@@ -69,6 +71,22 @@ struct ChangeTracker {
     /// The objects with property writes since the last save.
     var changedObjects: [ManagedObject] {
         changed.filter { $0._tracking?.changed.isEmpty == false }
+    }
+
+    /// Whether an object with property writes since the last save satisfies
+    /// `predicate`, without building ``changedObjects``.
+    func hasChangedObject(where predicate: (ManagedObject) -> Bool) -> Bool {
+        changed.contains { $0._tracking?.changed.isEmpty == false && predicate($0) }
+    }
+
+    /// Drops the listed objects whose record was cleared (refreshed into
+    /// faults, invalidated), so that the list no longer holds them.
+    mutating func compactChanged() {
+        changed.removeAll { object in
+            guard object._tracking?.changed.isEmpty != false else { return false }
+            object._listed.remove(.changed)
+            return true
+        }
     }
 
     /// Makes the objects' list membership agree with the lists again, after

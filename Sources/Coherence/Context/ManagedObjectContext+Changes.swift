@@ -231,6 +231,7 @@ extension ManagedObjectContext {
         }
         // Objects turned into faults are let go once announced, unless
         // something else holds them or observes them by ID.
+        if !refreshed.isEmpty { tracker.compactChanged() }
         forgetEvicted(refreshed.compactMap { registered.evictIfUnreferencedFault($0) })
     }
 

@@ -132,8 +132,21 @@ struct SaveCheckpoint {
     }
 
     func restore(_ context: ManagedObjectContext) {
-        tracker.relist(replacing: context.tracker)
+        let replaced = context.tracker
+        tracker.relist(replacing: replaced)
         context.tracker = tracker
+        // Objects the resolution loaded and changed (inverse upkeep, delete
+        // rules, derived values) were faults at the checkpoint: faults again,
+        // with no record of those changes, they load their committed values
+        // when next used.
+        let captured = Set(objects.map { ObjectIdentifier($0.object) })
+        for object in replaced.changed + replaced.pendingWrites.map(\.object) + replaced.deleted
+        where !captured.contains(ObjectIdentifier(object)) && object._contextRef === context && !object.isFault {
+            context.derivationForget(object)
+            object._tracking = nil
+            object._lifecycle = []
+            object._access.insert(.fault)
+        }
         for state in objects {
             guard let entity = state.object._entity else { continue }
             for attribute in entity.attributes {

@@ -167,7 +167,7 @@ extension ManagedObjectContext {
         tracker.inserted.contains { $0._entity === entity }
             || tracker.deleted.contains { $0._entity === entity }
             || tracker.discarded.contains { $0._entity === entity }
-            || tracker.changedObjects.contains { $0._entity === entity }
+            || tracker.hasChangedObject { $0._entity === entity }
     }
 
     /// The request's sort descriptors as store sort keys, or `nil` if one of

@@ -151,17 +151,21 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The committed snapshots from the stores themselves, bypassing the row
-    /// cache (which they then update), with one query per store and entity
-    /// for up to 500 objects: for `refresh` and merges.
-    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot] {
+    /// cache (which they then update): for `refresh` and merges. Each store
+    /// reads its objects with one `snapshots(for:)` (the SQLite store: one
+    /// query per entity and 500 objects). If that fails, each object is read
+    /// on its own, so that one unreadable object costs only itself; objects
+    /// that cannot be read are missing, as deleted ones are.
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot] {
         var byStore: [String: [ManagedObjectID]] = [:]
         for id in objectIDs where !id.isTemporaryID { byStore[id.storeIdentifier!, default: []].append(id) }
         var result: [ManagedObjectID: Snapshot] = [:]
         result.reserveCapacity(objectIDs.count)
         for ids in byStore.values {
+            guard let store = try? store(for: ids[0]) else { continue }
             let generation = rowCache.beginRead()
-            let loaded = ids.count == 1 ? try store(for: ids[0]).snapshot(for: ids[0]).map { [$0] } ?? []
-                : try store(for: ids[0]).snapshots(for: ids)
+            let loaded = (ids.count > 1 ? try? store.snapshots(for: ids) : nil)
+                ?? ids.compactMap { try? store.snapshot(for: $0) }
             rowCache.insert(loaded, readAt: generation)
             for snapshot in loaded { result[snapshot.objectID] = snapshot }
         }

@@ -196,6 +196,34 @@ struct FaultingTests {
         }
     }
 
+    /// An object refreshed with its changes discarded is a fault again; once
+    /// announced, the context lets go of it if nothing else holds it (Core
+    /// Data's contexts hold registered objects weakly unless they have
+    /// changes).
+    @Test func aRefreshedObjectWhoseChangesWereDiscardedIsLetGo() throws {
+        let context = try TestStack.context(.sqlite)
+        let id = try context.performAndWait {
+            let server = Server(context: context)
+            server.name = "saved"
+            try context.save()
+            return server.objectID
+        }
+        let fresh = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        weak var released: Server?
+        fresh.performAndWait {
+            let server = fresh.object(with: id) as! Server
+            server.name = "changed"
+            fresh.processPendingChanges()
+            fresh.refresh(server, mergeChanges: false)
+            #expect(server.isFault && !fresh.hasChanges)
+            released = server
+        }
+        #expect(released == nil, "the context no longer holds the refreshed fault")
+        fresh.performAndWait {
+            #expect((fresh.object(with: id) as! Server).name == "saved")
+        }
+    }
+
     /// The identity map lets go of faults nobody holds as it grows (past
     /// 1,024 objects, each time it has doubled), with no call to
     /// `registeredObjects`; a fault still held elsewhere stays registered.
