@@ -210,6 +210,12 @@ extension ManagedObjectContext {
             storeRequest.fetchOffset = request.fetchOffset
         }
         var storeSorted = storeSort != nil
+        if storeWindows, request.fetchBatchSize > 0, let ids = try source.fetchObjectIDs(storeRequest) {
+            registered.reserveCapacity(ids.count)
+            let objects = ids.map { id in registered[id] ?? registerFault(id, snapshot: nil, entity: entity) }
+            faultBatches.add(objects, ids: ids, size: request.fetchBatchSize)
+            return objects.map { $0 as! Result }
+        }
         let snapshots: [Snapshot]
         if let answered = try source.fetch(storeRequest) {
             snapshots = answered

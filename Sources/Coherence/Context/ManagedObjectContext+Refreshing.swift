@@ -153,6 +153,7 @@ extension ManagedObjectContext {
             invalidate(object, notify: !object.isFault)
         }
         registered.removeAll()
+        faultBatches.removeAll()
         tracker.removeAll()
         derivations.removeAll()
         tracker.pendingInvalidatedAll = all

@@ -93,6 +93,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// running on the holding thread, one inside the other.
     var blockDepth = 0
     @exclusivity(unchecked) var derivations = DerivationState()
+    /// Faults of batched fetches, and where each batch of them lies.
+    var faultBatches = FaultBatches()
     /// Where each property wrapper's storage sits in its object (see
     /// ``ManagedObject/_storageOffset(_:compute:)``).
     @exclusivity(unchecked) var storageOffsets = StorageOffsets()
@@ -333,6 +335,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     func forgetEvicted(_ objects: [ManagedObject]) {
         for object in objects {
+            if !faultBatches.isEmpty { faultBatches.forget(object) }
             guard let entity = object._entity, !entity.dependentDerivations.isEmpty || !entity.derivations.isEmpty else { continue }
             derivationForget(object)
         }
@@ -342,6 +345,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// calls `awakeFromFetch()`.
     func _fulfillFault(_ object: ManagedObject) {
         guard let entity = object._entity else { return }
+        if object._snapshot == nil, !faultBatches.isEmpty {
+            loadFaultBatch(startingAt: object)
+        }
         if object._snapshot == nil {
             object._snapshot = try? source.snapshot(for: object.objectID)
         }
@@ -354,6 +360,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.awakeFromFetch()
     }
 
+    /// For a fault of a batched fetch: reads the snapshots of the batch of
+    /// its fetch result that starts with it, with one store query, and gives
+    /// each fault of the batch its snapshot (without firing the others).
+    private func loadFaultBatch(startingAt object: ManagedObject) {
+        guard let ids = faultBatches.takeBatch(startingAt: object) else { return }
+        let waiting = ids.filter { id in registered[id].map { $0.isFault && $0._snapshot == nil } ?? false }
+        guard let snapshots = try? source.snapshots(for: waiting) else { return }
+        for snapshot in snapshots {
+            guard let fault = registered[snapshot.objectID] else { continue }
+            faultBatches.forget(fault)
+            if fault.isFault, fault._snapshot == nil { fault._snapshot = snapshot }
+        }
+    }
+
     /// The committed snapshot of an object that has none attached.
     func _committedSnapshot(of object: ManagedObject) -> Snapshot? {
         guard let id = object._id, !id.isTemporaryID else { return nil }
@@ -364,6 +384,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// but belongs to no context any more.
     func invalidate(_ object: ManagedObject, notify: Bool) {
         derivationForget(object)
+        if !faultBatches.isEmpty { faultBatches.forget(object) }
         registered[object.objectID] = nil
         if notify { object.willTurnIntoFault() }
         object._contextRef = nil

@@ -17,6 +17,9 @@ protocol ObjectSource: Sendable {
     func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]]
     /// The matching snapshots, or `nil` when the caller must evaluate the request.
     func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]?
+    /// The IDs of the matching objects, or `nil` when the caller must
+    /// evaluate the request.
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]?
     /// The number of matching objects, or `nil` when the caller must count.
     func count(_ request: StoreFetchRequest) throws -> Int?
 }
@@ -69,6 +72,8 @@ struct ParentSource: ObjectSource {
     }
 
     func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { nil }
+
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? { nil }
 
     func count(_ request: StoreFetchRequest) throws -> Int? { nil }
 }

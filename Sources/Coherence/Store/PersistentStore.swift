@@ -27,6 +27,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: ``FetchError/unsupportedPredicate(entity:construct:)`` for a
     ///   predicate it cannot translate.
     func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]?
+    /// The IDs of the committed objects that match `request`, in its order
+    /// and window, without their values; `nil` if the store cannot evaluate
+    /// requests. For batched fetches (``FetchRequest/fetchBatchSize``).
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]?
     /// The number of committed objects that match `request`, or `nil` if the
     /// store cannot evaluate requests.
     func count(_ request: StoreFetchRequest) throws -> Int?
@@ -78,6 +82,11 @@ extension PersistentStore {
     public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { nil }
     /// A store that cannot evaluate requests: the context evaluates them.
     public func count(_ request: StoreFetchRequest) throws -> Int? { nil }
+    /// The IDs of what ``fetch(_:)`` returns; a store that can should read
+    /// only the IDs.
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
+        try fetch(request)?.map(\.objectID)
+    }
 }
 
 /// A fetch as a store sees it: one entity, an optional predicate, an order

@@ -219,6 +219,12 @@ public final class PersistentStoreCoordinator: Sendable {
         return snapshots
     }
 
+    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
+        let stores = persistentStores
+        guard stores.count == 1 else { return nil }
+        return try stores[0].fetchObjectIDs(request)
+    }
+
     func count(_ request: StoreFetchRequest) throws -> Int? {
         let stores = persistentStores
         guard stores.count == 1 else { return nil }

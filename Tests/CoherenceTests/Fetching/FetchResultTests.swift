@@ -196,6 +196,46 @@ struct FaultingTests {
         }
     }
 
+    /// Core Data's `fetchBatchSize`
+    /// (https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize):
+    /// the fetch reads only IDs, and the objects' values arrive a batch at a
+    /// time as they are used: one query per batch, in the fetch's order.
+    @Test func fetchBatchSizeLoadsValuesOneBatchAtATime() throws {
+        let url = TestFiles.newURL("batches.sqlite")
+        let titles = (0..<250).map { String(format: "item %03d", ($0 * 7) % 250) }
+        func coordinator() throws -> PersistentStoreCoordinator {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestStack.model())
+            try coordinator.addPersistentStore(.sqlite(url))
+            return coordinator
+        }
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
+        try writer.performAndWait {
+            for title in titles { FeedItem(context: writer).title = title }
+            try writer.save()
+        }
+        // A coordinator of its own: no row cached from the writer's save.
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
+        let store = try #require(reader.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        try reader.performAndWait { () throws in
+            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            request.fetchBatchSize = 100
+            var queries = store.queryCount, rows = store.rowsRead
+            let items = try reader.fetch(request)
+            #expect(store.queryCount - queries == 1 && store.rowsRead - rows == 0, "the fetch reads IDs only")
+            #expect(items.count == 250 && items.allSatisfy(\.isFault))
+
+            queries = store.queryCount
+            rows = store.rowsRead
+            #expect(items[0].title == "item 000")
+            #expect(store.queryCount - queries == 1 && store.rowsRead - rows == 100, "the first use loads its batch")
+            #expect(items[1].isFault, "the rest of the batch stays a fault, with its values at hand")
+            _ = items[1..<100].map(\.title)
+            #expect(store.queryCount - queries == 1, "no query for the rest of the batch")
+            #expect(items.map(\.title) == titles.sorted())
+            #expect(store.queryCount - queries == 3 && store.rowsRead - rows == 250, "one query per batch")
+        }
+    }
+
     /// An object refreshed with its changes discarded is a fault again; once
     /// announced, the context lets go of it if nothing else holds it (Core
     /// Data's contexts hold registered objects weakly unless they have

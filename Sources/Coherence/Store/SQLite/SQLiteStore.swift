@@ -283,6 +283,15 @@ public final class SQLiteStore: PersistentStore {
         }
     }
 
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
+        let (query, arguments) = try query(for: request)
+        let entity = request.entity
+        return try read { db in
+            let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) \(query)", arguments: arguments)
+            return keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) }
+        }
+    }
+
     public func count(_ request: StoreFetchRequest) throws -> Int? {
         let (query, arguments) = try query(for: request)
         return try read { db in
