@@ -248,9 +248,11 @@ extension ManagedObjectContext {
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject]) {
         guard !mapping.isEmpty else { return }
         derivations.remap(mapping)
+        // Only objects with relationships hold IDs to replace: the saved
+        // objects that have some, and the objects they point to.
         var affected = Set<ManagedObject>()
         for object in objects {
-            guard let entity = object._entity else { continue }
+            guard let entity = object._entity, !entity.relationships.isEmpty else { continue }
             affected.insert(object)
             for relationship in entity.relationships {
                 for id in relationship.access.storage(of: object).loadedIDs ?? [] {
@@ -295,7 +297,7 @@ extension ManagedObjectContext {
         var errors: [ValidationError] = []
         for object in tracker.inserted.union(tracker.changedObjects) where !object.isDeleted && object._contextRef === self {
             guard let entity = object._entity else { continue }
-            for attribute in entity.attributes {
+            for attribute in entity.attributesToValidate {
                 do {
                     if try attribute.storeValue(of: object) == nil {
                         errors.append(.missingValue(entity: entity.name, property: attribute.name))

@@ -394,14 +394,21 @@ public final class SQLiteStore: PersistentStore {
             result.permanentIDs = try reserveKeys(
                 for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)
             let mapping = result.permanentIDs
+            result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
             var insertStatements: [ObjectIdentifier: Statement] = [:]
+            var last: (entity: EntityDescription, statement: Statement)?
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
                 guard id.storeIdentifier == identifier else { throw StoreError.objectNotFound(insert.objectID) }
-                let values = try insert.values.map { try $0.remappedForSave(mapping) }
-                let statement = try insertStatements[ObjectIdentifier(insert.entity)]
-                    ?? insertStatement(insert.entity, in: db)
-                insertStatements[ObjectIdentifier(insert.entity)] = statement
+                let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
+                let statement: Statement
+                if let last, last.entity === insert.entity {
+                    statement = last.statement
+                } else {
+                    statement = try insertStatements[ObjectIdentifier(insert.entity)] ?? insertStatement(insert.entity, in: db)
+                    insertStatements[ObjectIdentifier(insert.entity)] = statement
+                    last = (insert.entity, statement)
+                }
                 try insertRow(id: id, values: values, entity: insert.entity, with: statement)
                 try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
@@ -409,7 +416,7 @@ public final class SQLiteStore: PersistentStore {
             var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
                 guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
-                let values = try update.values.map { try $0.remappedForSave(mapping) }
+                let values = try remappedForSave(update.values, entity: update.entity, mapping)
                 guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
                                                   expectedVersion: update.baseVersion, in: db) else {
                     conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
@@ -432,9 +439,19 @@ public final class SQLiteStore: PersistentStore {
         }
     }
 
+    /// `values` with the temporary IDs of objects inserted by the save
+    /// replaced by their permanent ones; an entity without relationships
+    /// has none to replace.
+    private func remappedForSave(_ values: [StoreValue], entity: EntityDescription,
+                                 _ mapping: [ManagedObjectID: ManagedObjectID]) throws -> [StoreValue] {
+        guard !entity.relationships.isEmpty else { return values }
+        return try values.map { try $0.remappedForSave(mapping) }
+    }
+
     /// Snapshot values as a fetch would return them: to-many relationships
     /// the store derives from other rows are left as faults.
     private func snapshotValues(_ values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
+        guard entity.relationships.contains(where: \.isToMany) else { return values }
         var values = values
         for relationship in entity.relationships where relationship.isToMany {
             if case .objectIDs = values[relationship.index] { continue }
@@ -443,12 +460,16 @@ public final class SQLiteStore: PersistentStore {
         return values
     }
 
-    /// The values of `entity`'s columns, in the order of ``SQLiteSchema``.
-    private func columnValues(_ values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
+    /// `before`, then the values of `entity`'s columns in the order of
+    /// ``SQLiteSchema``, then `after`: one statement's bindings, in one array.
+    private func columnValues(_ values: [StoreValue], entity: EntityDescription,
+                              before: [StoreValue] = [], after: [StoreValue] = []) -> [StoreValue] {
         var columns: [StoreValue] = []
-        columns.reserveCapacity(values.count + 2)
+        columns.reserveCapacity(before.count + values.count + after.count)
+        columns += before
         for attribute in entity.attributes { columns.append(values[attribute.index]) }
-        for relationship in SQLiteSchema.toOne(entity) { columns.append(values[relationship.index]) }
+        for relationship in entity.relationships where !relationship.isToMany { columns.append(values[relationship.index]) }
+        columns += after
         return columns
     }
 
@@ -464,7 +485,7 @@ public final class SQLiteStore: PersistentStore {
     }
 
     func insertRow(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription, with statement: Statement) throws {
-        try statement.withBindings([.integer(id.key), .integer(1)] + columnValues(values, entity: entity)) { try statement.execute() }
+        try statement.withBindings(columnValues(values, entity: entity, before: [.integer(id.key), .integer(1)])) { try statement.execute() }
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
@@ -472,7 +493,7 @@ public final class SQLiteStore: PersistentStore {
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
                            in db: Database) throws -> Int64? {
         let statement = try db.cachedStatement(sql: sql(entity).update)
-        return try statement.withBindings(columnValues(values, entity: entity) + [.integer(id.key), .integer(expectedVersion)]) {
+        return try statement.withBindings(columnValues(values, entity: entity, after: [.integer(id.key), .integer(expectedVersion)])) {
             try Int64.fetchOne(statement)
         }
     }
