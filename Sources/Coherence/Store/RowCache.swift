@@ -41,10 +41,15 @@ final class RowCache: Sendable {
         state.withLock { state in
             guard generation >= state.floor else { return }
             state.entries.reserveCapacity(state.entries.count + snapshots.underestimatedCount)
+            let anyChanged = !state.changedAt.isEmpty
             for snapshot in snapshots {
-                if let changed = state.changedAt[snapshot.objectID], changed > generation { continue }
-                if let cached = state.entries[snapshot.objectID]?.snapshot, cached.version > snapshot.version { continue }
-                state.entries[snapshot.objectID] = Entry(snapshot: snapshot)
+                if anyChanged, let changed = state.changedAt[snapshot.objectID], changed > generation { continue }
+                // One hash lookup: put the new entry in, and the cached one
+                // back in the rare case that it is newer.
+                if let replaced = state.entries.updateValue(Entry(snapshot: snapshot), forKey: snapshot.objectID),
+                   let cached = replaced.snapshot, cached.version > snapshot.version {
+                    state.entries[snapshot.objectID] = replaced
+                }
             }
             if state.entries.count >= state.sweepThreshold {
                 state.entries = state.entries.filter { $0.value.snapshot != nil }
