@@ -51,22 +51,24 @@ def fmt_time(us):
     return f"{us:.1f} µs"
 
 
-def ratio_row(results, workload, subject, baseline, baseline_label, goal, limit, higher_is_better=False,
+def ratio_row(results, workload, subject, baseline, baseline_label, must, aim, higher_is_better=False,
               instructions=None):
-    """One row of the goals table; `instructions`, if given, is the ratio of
-    the same two sides counted in instructions, shown beside the time ratio."""
+    """One row of the goals table: the ratio against the issue's two bars,
+    the one it must reach and the one it aims for. `instructions`, if given,
+    is the ratio of the same two sides counted in instructions, shown beside
+    the time ratio."""
     s, b = time(results, subject), time(results, baseline)
     counted = f" (instructions: {instructions:,.2f})" if instructions is not None else ""
+    sign = "≥" if higher_is_better else "≤"
+    bars = f"{sign} {must:,g} | {sign} {aim:,g}"
     if s is None or b is None:
-        return f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | –{counted} | {goal} | not run |"
-    if higher_is_better:
-        ratio = b / s
-        met = ratio >= limit
-    else:
-        ratio = s / b
-        met = ratio <= limit
-    return (f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | {ratio:,.2f}{counted} | {goal} | "
-            f"{'met' if met else '**missed**'} |")
+        return f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | –{counted} | {bars} | not run |"
+    ratio = b / s if higher_is_better else s / b
+    def reaches(bar):
+        return ratio >= bar if higher_is_better else ratio <= bar
+    status = "met, aim too" if reaches(aim) else ("met, aim missed" if reaches(must) else "**missed**")
+    return (f"| {workload} | {fmt_time(s)} | {baseline_label}: {fmt_time(b)} | {ratio:,.2f}{counted} | {bars} | "
+            f"{status} |")
 
 
 PEERS = ["GRDB", "GRDB records", "Fluent", "Coherence"]
@@ -189,22 +191,24 @@ def main():
     counted = load_instructions(sys.argv[4] if len(sys.argv) > 4 else None)
     rows = [
         ratio_row(r, "Insert 50,000 objects (ten Int64 attributes), save once, new SQLite file", "insert/Coherence",
-                  "insert/GRDB", "raw GRDB, one prepared statement, one transaction", "≤ 1.5", 1.5,
+                  "insert/GRDB", "raw GRDB, one prepared statement, one transaction", 2.0, 1.5,
                   instructions=instruction_ratio(counted, "insert", "Coherence")),
         ratio_row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
-                  "GRDB `Row.fetchCursor`, columns by position", "≤ 2.0", 2.0,
+                  "GRDB `Row.fetchCursor`, columns by position", 2.5, 2.0,
                   instructions=instruction_ratio(counted, "fetch", "Coherence")),
         ratio_row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
-                  "change/plain", "plain Swift class mutated and recorded in a Set", "≤ 3.0", 3.0),
+                  "change/plain", "plain Swift class mutated and recorded in a Set", 5.0, 3.0),
+        ratio_row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
+                  "merge/merge", "merge/save", "the save itself", 1.5, 1.0),
         ratio_row(r, "Parent watching child, derived attribute: 10,000 servers vs 10", "watch/derived 10000",
-                  "watch/derived 10", "the same at 10 servers", "≤ 1.2", 1.2),
+                  "watch/derived 10", "the same at 10 servers", 1.5, 1.2),
         ratio_row(r, "Parent watching child at 10,000 servers: derived attribute vs the seed pattern (speed-up)",
                   "watch/derived 10000", "watch/pattern 10000", "each server observes every change and refilters",
-                  "≥ 1,000", 1000, higher_is_better=True),
-        ratio_row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
-                  "merge/merge", "merge/save", "the save itself", "≤ 1.0", 1.0),
+                  1000, 1000, higher_is_better=True),
+        ratio_row(r, "Fetch 20 of 10,000 objects sorted by a String (`fetchLimit = 20`), 100 times", "sortedFetch/Coherence",
+                  "sortedFetch/unsorted", "the same without the sort", 1.5, 1.5),
         ratio_row(r, "Fetched results controller, 1,000 single-object changes in 100,000 objects vs 1,000", "frc/100000", "frc/1000",
-                  "the same at 1,000", "≤ 2.0", 2.0),
+                  "the same at 1,000", 2.0, 2.0),
     ]
     stall = r.get("merge/automatic", {})
     stall_us = next((v for k, v in stall.items() if k.startswith("longest stall")), None)
@@ -224,8 +228,8 @@ def main():
         "",
         f"Machine: {machine()}. Run: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}.",
         "",
-        "| Workload | Coherence | Baseline (same run) | Ratio | Goal | |",
-        "|---|---|---|---|---|---|",
+        "| Workload | Coherence | Baseline (same run) | Ratio | Must reach | Aim | |",
+        "|---|---|---|---|---|---|---|",
         *rows,
         "",
         "Automatic merging in chunks (`automaticMergeBudget = .milliseconds(5)`), 10,000 updated objects: "
@@ -237,7 +241,7 @@ def main():
     else:
         extra = fault - ids
         lines += [f"1,000,000 objects fetched as faults: {fault:,.0f} bytes per object, against {ids:,.0f} for a `[Int64]` "
-                  f"of the same row IDs: {extra:,.0f} bytes above the baseline (goal ≤ 200: {'met' if extra <= 200 else '**missed**'}; "
+                  f"of the same row IDs: {extra:,.0f} bytes above the baseline (must reach ≤ 200, aim ≤ 120: {'met, aim too' if extra <= 120 else ('met, aim missed' if extra <= 200 else '**missed**')}; "
                   f"allocator figures, each allocation's header included, that of the benchmark tool's malloc interposer too). "
                   f"Fetch time {fmt_time(time(r, 'faults/Coherence'))} against {fmt_time(time(r, 'faults/[Int64]'))}.", ""]
     lines += ["## Beside the other Swift ORMs", "",

@@ -17,7 +17,8 @@ extension ManagedObjectContext {
     ///   evaluating it in memory throws, ``StoreError`` when the store cannot
     ///   be read.
     ///
-    /// **Complexity:** one store query; with an in-memory store or in-memory
+    /// **Complexity:** one store query (with a ``FetchRequest/fetchBatchSize``,
+    /// one more per batch used later); with an in-memory store or in-memory
     /// evaluation, O(n log n) in the objects of the entity.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         _assertOnQueue()
@@ -66,6 +67,7 @@ extension ManagedObjectContext {
     ) throws -> [[String: Any]] {
         var committed = request
         committed.includesPendingChanges = false
+        committed.fetchBatchSize = 0 // the dictionaries need every row's values now
         let entity = entity(for: Result.self)
         let names = propertiesToFetch ?? (entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name))
         let objects = try fetch(committed)
@@ -210,7 +212,8 @@ extension ManagedObjectContext {
             storeRequest.fetchOffset = request.fetchOffset
         }
         var storeSorted = storeSort != nil
-        if storeWindows, request.fetchBatchSize > 0, let ids = try source.fetchObjectIDs(storeRequest) {
+        if storeWindows, request.fetchBatchSize > 0, request.returnsObjectsAsFaults, request.relationshipKeyPathsForPrefetching.isEmpty,
+           let ids = try source.fetchObjectIDs(storeRequest) {
             registered.reserveCapacity(ids.count)
             let objects = ids.map { id in registered[id] ?? registerFault(id, snapshot: nil, entity: entity) }
             faultBatches.add(objects, ids: ids, size: request.fetchBatchSize)

@@ -34,19 +34,25 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// arrive with their values loaded.
     public var returnsObjectsAsFaults: Bool = true
     /// Core Data's `fetchBatchSize`: with a positive value, the fetch reads
-    /// only the matching objects' IDs, and the objects arrive as faults
-    /// holding nothing but their ID. The first use of one of them loads the
-    /// values of it and of the next `fetchBatchSize - 1` objects of the
-    /// result with one store query, so walking the result costs one query
-    /// per batch and no more memory than the objects used.
-    /// 0 (the default) reads every value with the fetch.
+    /// only the matching objects' IDs, and objects not loaded in the context
+    /// yet arrive as faults holding nothing but their ID. The first use of
+    /// one of them loads the values of it and of the next
+    /// `fetchBatchSize - 1` objects of the result with one store query, so
+    /// walking the result costs one query per batch and no more memory than
+    /// the objects used. 0 (the default) reads every value with the fetch.
     ///
     /// Core Data returns a proxy array that fetches objects as they are
     /// accessed; Coherence returns an ordinary array of faults that fire in
     /// batches, which costs the same queries. The batch size applies when
-    /// the store answers the fetch (an SQLite store, and no unsaved change of
-    /// the entity to include); otherwise the objects come with their values,
-    /// as with no batch size.
+    /// the store answers the whole fetch: an SQLite store, no unsaved change
+    /// of the entity to include, a sort the store can do (on attributes
+    /// other than `Decimal`, `UUID`, `URL`, `Data` and `Codable` ones), no
+    /// ``evaluatesPredicateInMemory``, ``returnsObjectsAsFaults`` on and no
+    /// ``relationshipKeyPathsForPrefetching``. Otherwise the objects come
+    /// with their values, as with no batch size. As for any fault, a row
+    /// another context deleted before its batch was loaded cannot be
+    /// loaded: merge that context's save first (its deletion then removes
+    /// the object).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize>
     public var fetchBatchSize: Int = 0
     /// Relationships to load together with the results, by name, with dots

@@ -83,7 +83,8 @@ extension PersistentStore {
     /// A store that cannot evaluate requests: the context evaluates them.
     public func count(_ request: StoreFetchRequest) throws -> Int? { nil }
     /// The IDs of what ``fetch(_:)`` returns; a store that can should read
-    /// only the IDs.
+    /// only the IDs (this default reads whole rows and keeps only their IDs,
+    /// so each batch of a batched fetch reads its rows again).
     public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
         try fetch(request)?.map(\.objectID)
     }

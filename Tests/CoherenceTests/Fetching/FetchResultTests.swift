@@ -233,6 +233,12 @@ struct FaultingTests {
             #expect(store.queryCount - queries == 1, "no query for the rest of the batch")
             #expect(items.map(\.title) == titles.sorted())
             #expect(store.queryCount - queries == 3 && store.rowsRead - rows == 250, "one query per batch")
+
+            reader.reset()
+            queries = store.queryCount
+            let dictionaries = try reader.fetchDictionaries(request, propertiesToFetch: ["title"])
+            #expect(dictionaries.map { $0["title"] as? String } == titles.sorted())
+            #expect(store.queryCount - queries == 1, "dictionaries need every value now: no batches")
         }
     }
 
