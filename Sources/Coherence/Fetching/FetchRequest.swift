@@ -44,12 +44,15 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Core Data returns a proxy array that fetches objects as they are
     /// accessed; Coherence returns an ordinary array of faults that fire in
     /// batches, which costs the same queries. The batch size applies when
-    /// the store answers the whole fetch: an SQLite store, no unsaved change
-    /// of the entity to include, a sort the store can do (on attributes
-    /// other than `Decimal`, `UUID`, `URL`, `Data` and `Codable` ones), no
-    /// ``evaluatesPredicateInMemory``, ``returnsObjectsAsFaults`` on and no
-    /// ``relationshipKeyPathsForPrefetching``. Otherwise the objects come
-    /// with their values, as with no batch size. As for any fault, a row
+    /// the store answers the whole fetch, with ``returnsObjectsAsFaults`` on
+    /// and no ``relationshipKeyPathsForPrefetching``: a context whose
+    /// coordinator has one store that evaluates fetches (SQLite), not a
+    /// nested context; no unsaved change of the entity to include; no
+    /// predicate evaluated in memory; and a sort the store can do (by
+    /// attributes other than `Decimal`, `UUID`, `URL`, `Data` and `Codable`
+    /// ones, strings compared as `SortDescriptor` does by default or
+    /// `.lexical`). Otherwise the objects come with their values, as with no
+    /// batch size. As for any fault, a row
     /// another context deleted before its batch was loaded cannot be
     /// loaded: merge that context's save first (its deletion then removes
     /// the object).

@@ -234,11 +234,35 @@ struct FaultingTests {
             #expect(items.map(\.title) == titles.sorted())
             #expect(store.queryCount - queries == 3 && store.rowsRead - rows == 250, "one query per batch")
 
-            reader.reset()
-            queries = store.queryCount
-            let dictionaries = try reader.fetchDictionaries(request, propertiesToFetch: ["title"])
+        }
+        // The forms that need every value at once read them with the fetch,
+        // batch size or not: each on a coordinator of its own, with nothing cached.
+        func fresh() throws -> (ManagedObjectContext, SQLiteStore) {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
+            return (context, try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore))
+        }
+        var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+        request.fetchBatchSize = 100
+        let (dictionaryReader, dictionaryStore) = try fresh()
+        try dictionaryReader.performAndWait {
+            let dictionaries = try dictionaryReader.fetchDictionaries(request, propertiesToFetch: ["title"])
             #expect(dictionaries.map { $0["title"] as? String } == titles.sorted())
-            #expect(store.queryCount - queries == 1, "dictionaries need every value now: no batches")
+            #expect(dictionaryStore.queryCount == 1 && dictionaryStore.rowsRead == 250, "dictionaries: one query reads every row")
+        }
+        let (loadedReader, loadedStore) = try fresh()
+        try loadedReader.performAndWait {
+            var loaded = request
+            loaded.returnsObjectsAsFaults = false
+            let items = try loadedReader.fetch(loaded)
+            #expect(items.allSatisfy { !$0.isFault } && loadedStore.queryCount == 1 && loadedStore.rowsRead == 250,
+                    "returnsObjectsAsFaults = false: one query reads every row")
+        }
+        let (prefetchingReader, prefetchingStore) = try fresh()
+        try prefetchingReader.performAndWait {
+            var prefetching = request
+            prefetching.relationshipKeyPathsForPrefetching = ["server"]
+            let items = try prefetchingReader.fetch(prefetching)
+            #expect(items.count == 250 && prefetchingStore.rowsRead == 250, "prefetching: the values come with the fetch")
         }
     }
 

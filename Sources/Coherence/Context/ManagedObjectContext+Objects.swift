@@ -1,0 +1,166 @@
+import Foundation
+
+// The identity map's objects: looking them up, registering faults, loading
+// them, and letting them go.
+extension ManagedObjectContext {
+    // MARK: Registered objects
+
+    /// The coordinator, which every operation beyond plain property access needs.
+    var coordinator: PersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("Coherence: \(self) has no persistent store coordinator")
+        }
+        return coordinator
+    }
+
+    /// The entity of `type` in this context's model; traps for a class that is
+    /// not part of the model (a programming error).
+    func entity(for type: ManagedObject.Type) -> EntityDescription {
+        guard let entity = coordinator.managedObjectModel.entity(for: type) else {
+            preconditionFailure("Coherence: \(type.entityName) is not an entity of the model of \(self)")
+        }
+        return entity
+    }
+
+    /// Every object the context holds.
+    ///
+    /// Faults that nothing outside the context holds are let go first, so
+    /// they are not counted.
+    ///
+    /// **Complexity:** O(registered objects).
+    public var registeredObjects: Set<ManagedObject> {
+        _assertOnQueue()
+        evictUnreferencedFaults()
+        return Set(registered.objects)
+    }
+
+    /// The object registered under `objectID`, or `nil`; never fetches.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        _assertOnQueue()
+        return registered[objectID]
+    }
+
+    /// The object for `objectID`: the registered one, or a new fault that
+    /// loads its values when first used. Does not check that the object
+    /// exists; use ``existingObject(with:)`` for that.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        _assertOnQueue()
+        if let object = registered[objectID] { return object }
+        return registerFault(objectID, snapshot: nil)
+    }
+
+    /// The object for `objectID`, loaded.
+    /// - Throws: ``ContextError/objectNotFound(_:)`` if no such object exists
+    ///   in this context or the store, ``ContextError/objectDeleted(_:)`` if it
+    ///   is marked for deletion here, ``ContextError/entityNotInModel(_:)``.
+    public func existingObject(with objectID: ManagedObjectID) throws(ContextError) -> ManagedObject {
+        _assertOnQueue()
+        if let object = registered[objectID] {
+            guard !object.isDeleted else { throw .objectDeleted(objectID) }
+            if object.isFault {
+                guard let snapshot = object._snapshot ?? (try? source.snapshot(for: objectID)) else {
+                    throw .objectNotFound(objectID)
+                }
+                object._snapshot = snapshot
+                _fulfillFault(object)
+            }
+            return object
+        }
+        guard let coordinator = persistentStoreCoordinator else { throw .noCoordinator }
+        guard coordinator.managedObjectModel.entity(for: objectID.objectClass) != nil else {
+            throw .entityNotInModel(objectID.entityName)
+        }
+        guard let snapshot = try? source.snapshot(for: objectID) else { throw .objectNotFound(objectID) }
+        let object = registerFault(objectID, snapshot: snapshot)
+        _fulfillFault(object)
+        return object
+    }
+
+    /// Registers a fault for `objectID`, optionally with its snapshot.
+    func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
+        let entity = known ?? entity(for: objectID.objectClass)
+        let object = objectID.objectClass.init()
+        object._id = objectID
+        object._entity = entity
+        object._contextRef = self
+        object._access = .fault
+        object._snapshot = snapshot
+        register(object, as: objectID)
+        return object
+    }
+
+    /// Adds `object` to the identity map, evicting the faults nothing else
+    /// holds once the map has doubled.
+    func register(_ object: ManagedObject, as id: ManagedObjectID) {
+        registered[id] = object
+        if registered.hasGrown { evictUnreferencedFaults() }
+    }
+
+    /// Lets go of the faults only the identity map holds, forgetting what
+    /// derived attributes recorded about them (a freed object's identity may
+    /// be reused by a new object).
+    func evictUnreferencedFaults() {
+        forgetEvicted(registered.evictUnreferencedFaults())
+    }
+
+    func forgetEvicted(_ objects: [ManagedObject]) {
+        for object in objects {
+            if !faultBatches.isEmpty { faultBatches.forget(object) }
+            guard let entity = object._entity, !entity.dependentDerivations.isEmpty || !entity.derivations.isEmpty else { continue }
+            derivationForget(object)
+        }
+    }
+
+    /// Loads a fault's values from its snapshot (fetching it if needed) and
+    /// calls `awakeFromFetch()`.
+    func _fulfillFault(_ object: ManagedObject) {
+        guard let entity = object._entity else { return }
+        if object._snapshot == nil, !faultBatches.isEmpty {
+            loadFaultBatch(startingAt: object)
+        }
+        if object._snapshot == nil {
+            object._snapshot = try? source.snapshot(for: object.objectID)
+        }
+        guard let snapshot = object._snapshot else {
+            preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
+        }
+        object._access.remove(.fault)
+        object._apply(values: snapshot.values, entity: entity)
+        derivationLoaded(object)
+        object.awakeFromFetch()
+    }
+
+    /// For a fault of a batched fetch: reads the snapshots of the batch of
+    /// its fetch result that starts with it, with one store query, and gives
+    /// each fault of the batch its snapshot (without firing the others).
+    private func loadFaultBatch(startingAt object: ManagedObject) {
+        guard let ids = faultBatches.takeBatch(startingAt: object) else { return }
+        let waiting = ids.filter { id in registered[id].map { $0.isFault && $0._snapshot == nil } ?? false }
+        guard let snapshots = try? source.snapshots(for: waiting) else { return }
+        for snapshot in snapshots {
+            guard let fault = registered[snapshot.objectID] else { continue }
+            faultBatches.forget(fault)
+            if fault.isFault, fault._snapshot == nil { fault._snapshot = snapshot }
+        }
+    }
+
+    /// The committed snapshot of an object that has none attached.
+    func _committedSnapshot(of object: ManagedObject) -> Snapshot? {
+        guard let id = object._id, !id.isTemporaryID else { return nil }
+        return try? source.snapshot(for: id)
+    }
+
+    /// Takes an object out of the context for good: it keeps its last values
+    /// but belongs to no context any more.
+    func invalidate(_ object: ManagedObject, notify: Bool) {
+        derivationForget(object)
+        if !faultBatches.isEmpty { faultBatches.forget(object) }
+        registered[object.objectID] = nil
+        if notify { object.willTurnIntoFault() }
+        object._contextRef = nil
+        object._access.insert(.invalidated)
+        object._lifecycle = []
+        object._tracking = nil
+        if notify { object.didTurnIntoFault() }
+    }
+}
