@@ -3,15 +3,18 @@ import Coherence
 import Foundation
 import Workloads
 
-/// An object with a title, for the sorted-fetch workload.
+/// An object with a title, for the sorted-fetch workload. Its title is a
+/// fetch index, as a Core Data user declares one for a sorted list.
 final class Titled: ManagedObject {
     @Attribute var title = ""
+    override class var indexes: [[String]] { [["title"]] }
 }
 
 /// The most common fetch: a page of 20 of 10,000 objects sorted by a string
 /// (`SortDescriptor(\.title)`), beside the same page without the sort. The
 /// SQLite store sorts and windows in SQL, with a collation that compares as
-/// the `SortDescriptor` does. Each iteration runs 100 fetches, the context
+/// the `SortDescriptor` does, and walks the title's fetch index instead of
+/// sorting every row. Each iteration runs 100 fetches, the context
 /// reset after each so that every fetch reads the store.
 func sortedFetchBenchmarks() {
     let count = 10_000

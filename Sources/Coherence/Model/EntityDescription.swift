@@ -15,6 +15,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.
     public let relationships: [RelationshipDescription]
+    /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
+    public let indexes: [[String]]
     let indexByOffset: PropertyOffsets
     /// The attributes a save must check for a value: those declared without
     /// an initial value (which may never have been set), and those whose
@@ -39,7 +41,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
          relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject,
-         derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = []) {
+         derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
+         indexes: [[String]] = []) {
+        self.indexes = indexes
         self.derivations = derivations
         self.dependentDerivations = dependentDerivations
         self.prototype = prototype

@@ -177,9 +177,16 @@ private struct EntityDeclaration {
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
                 deleteRule: relationship.deleteRule, access: relationship.access))
         }
+        for index in type.indexes {
+            guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }
+            for property in index where !attributes.contains(where: { $0.name == property }) {
+                throw .invalidIndex(entity: name, property: property, reason: "only attributes of \(name) can be indexed")
+            }
+        }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, offsets: offsets, prototype: prototype,
-                                 derivations: derivations, dependentDerivations: dependentDerivations)
+                                 derivations: derivations, dependentDerivations: dependentDerivations,
+                                 indexes: type.indexes)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).

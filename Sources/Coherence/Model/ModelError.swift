@@ -14,6 +14,9 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case mismatchedInverse(entity: String, property: String, reason: String)
     /// A ``Derived`` property follows something it cannot derive from.
     case invalidDerivation(entity: String, property: String, reason: String)
+    /// A fetch index (``ManagedObject/indexes``) names something that is not
+    /// an attribute of the entity, or nothing.
+    case invalidIndex(entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): the inverse does not match: \(reason)"
         case .invalidDerivation(let entity, let property, let reason):
             "\(entity).\(property): cannot derive the value: \(reason)"
+        case .invalidIndex(let entity, let property, let reason):
+            "\(entity).\(property): cannot index it: \(reason)"
         }
     }
 }

@@ -53,6 +53,37 @@ enum SQLiteCollations {
         return Int32(result.rawValue)
     }
 
+    /// Strings whose order would move if `String`'s comparison changed (a new
+    /// Unicode version, a new normalization): combining marks, compatibility
+    /// forms, case, digits, emoji.
+    private static let probes = [
+        "a", "B", "e\u{301}", "é", "ﬀ", "ff", "Å", "A\u{30A}", "ǅ", "Ǆ", "item 10", "item 2", "ß", "ss",
+        "\u{1F600}", "\u{1F1EB}\u{1F1F7}", "한", "\u{1112}\u{1161}\u{11AB}", "ﾊ", "ハ", "",
+    ]
+
+    /// The probes in each order, joined: what an index built now relies on.
+    private static var fingerprint: String {
+        orders.map { order in
+            probes.sorted { order.compare($0, $1) == .orderedAscending }.joined(separator: "\u{1}")
+        }.joined(separator: "\u{2}")
+    }
+
+    /// Rebuilds the indexes that use Coherence's collations when the orders
+    /// they were built in are no longer the orders of this process (the
+    /// store was last opened by a Swift whose string comparison differed):
+    /// an index must follow its collation exactly, or sorted reads through
+    /// it go wrong. Remembers the orders in the store's metadata.
+    static func reindexIfTheOrderChanged(in db: Database) throws {
+        let current = fingerprint
+        let stored = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'collationOrders'")
+        guard stored != current else { return }
+        if stored != nil {
+            for order in orders { try db.execute(sql: "REINDEX \(name(of: order))") }
+        }
+        try db.execute(sql: "INSERT OR REPLACE INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('collationOrders', ?)",
+                       arguments: [current])
+    }
+
     /// Whether no byte has its high bit set, eight bytes at a time.
     private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var bits: UInt64 = 0

@@ -90,6 +90,31 @@ enum SQLiteSchema {
             """)
     }
 
+    /// Creates the fetch indexes the model declares (``ManagedObject/indexes``)
+    /// and drops the ones it no longer declares. String columns are indexed
+    /// in the order the store sorts them by default
+    /// (``StoreStringOrder/comparable``), so that such a sort can walk the
+    /// index instead of sorting every row.
+    static func syncIndexes(_ model: ManagedObjectModel, in db: Database) throws {
+        var wanted: Set<String> = []
+        for entity in model.entities {
+            for attributes in entity.indexes {
+                let name = "Z_\(entity.name)_INDEX_" + attributes.joined(separator: "_")
+                wanted.insert(name)
+                let columns = attributes.map { attribute in
+                    let isString = entity.attributes.first { $0.name == attribute }?.attributeType == .string
+                    return quote(attribute) + (isString ? " COLLATE \(SQLiteCollations.name(of: .comparable))" : "")
+                }
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(name)) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
+            }
+        }
+        let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'Z_*_INDEX_*'")
+        for name in existing where !wanted.contains(name) {
+            try db.execute(sql: "DROP INDEX \(quote(name))")
+        }
+        try SQLiteCollations.reindexIfTheOrderChanged(in: db)
+    }
+
     static func createIndex(_ relationship: RelationshipDescription, of entity: EntityDescription, in db: Database) throws {
         let index = quote("Z_\(entity.name)_\(relationship.name)")
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(entity)) (\(quote(relationship.name)))")

@@ -46,6 +46,7 @@ public final class SQLiteStore: PersistentStore {
                 if let (identifier, old) = stored {
                     let migration = try SQLiteMigration(from: old, to: model)
                     try migration.apply(in: db)
+                    try SQLiteSchema.syncIndexes(model, in: db)
                     try Self.writeModel(model, in: db)
                     migrated = !migration.isEmpty || old != StoredModel(model)
                     return identifier
@@ -57,6 +58,7 @@ public final class SQLiteStore: PersistentStore {
                 }
                 let identifier = UUID().uuidString
                 try SQLiteSchema.create(model, in: db)
+                try SQLiteSchema.syncIndexes(model, in: db)
                 try db.execute(sql: "INSERT INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", arguments: [identifier])
                 try Self.writeModel(model, in: db)
                 return identifier
@@ -83,6 +85,7 @@ public final class SQLiteStore: PersistentStore {
         do {
             var configuration = Configuration()
             configuration.readonly = true
+            configuration.prepareDatabase { db in SQLiteCollations.register(in: db) } // fetch indexes use them
             let queue = try DatabaseQueue(path: url.path, configuration: configuration)
             defer { try? queue.close() }
             return try queue.read { db in
@@ -249,7 +252,7 @@ public final class SQLiteStore: PersistentStore {
     // MARK: Fetching
 
     /// `FROM … WHERE … ORDER BY … LIMIT …` for a request, with its arguments.
-    private func query(for request: StoreFetchRequest) throws -> (sql: String, arguments: StatementArguments) {
+    func query(for request: StoreFetchRequest) throws -> (sql: String, arguments: StatementArguments) {
         let entity = request.entity
         var sql = "FROM \(SQLiteSchema.table(entity)) AS t0"
         var arguments: [DatabaseValue] = []
