@@ -81,15 +81,19 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// for anything else.
     ///
     /// The SQLite store creates the indexes when it opens the store, and
-    /// drops the ones no longer declared. A fetch sorted by an index's
-    /// attributes, in order, then reads only the rows it returns: a page of
-    /// 20 sorted objects costs about as much as 20 unsorted ones. String
-    /// attributes are indexed in `String`'s `Comparable` order, the order of
-    /// `SortDescriptor(\.title)` on Linux and of the store's sorts by it;
-    /// the store rebuilds them if that order ever changes (a new Unicode
-    /// version). Because of that order, tools that lack Coherence's collation
-    /// (the `sqlite3` shell) can read such a table but not write to it.
-    /// An index speeds up fetches and slows down saves a little.
+    /// drops the ones no longer declared. A fetch sorted in ascending order
+    /// by an index's attributes, in order, with `SortDescriptor`'s default
+    /// string comparison and no predicate, then walks the index and reads
+    /// only the rows it returns: a page of 20 sorted objects costs about as
+    /// much as 20 unsorted ones. Other fetches run as without the index
+    /// (descending sorts walk it but sort ties again; predicates on strings,
+    /// which compare bytes, do not use it). String attributes are indexed in
+    /// `String`'s `Comparable` order, the order of `SortDescriptor(\.title)`
+    /// on Linux; the store rebuilds such indexes if that order ever changes
+    /// (a new Unicode version). Because of that order, tools that lack
+    /// Coherence's collation (the `sqlite3` shell) can read such a table but
+    /// not write to it. An index speeds up fetches and slows down saves a
+    /// little.
     open class var indexes: [[String]] { [] }
 
     // MARK: Identity and state

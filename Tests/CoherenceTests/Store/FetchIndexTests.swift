@@ -17,6 +17,18 @@ final class IndexedItemWithoutIndexes: ManagedObject {
     override class var entityName: String { "IndexedItem" }
 }
 
+/// A later version still: `rank` removed, with the index that used it.
+final class IndexedItemWithoutRank: ManagedObject {
+    @Attribute var title = ""
+    override class var entityName: String { "IndexedItem" }
+    override class var indexes: [[String]] { [["title"]] }
+}
+
+final class EmptilyIndexed: ManagedObject {
+    @Attribute var title = ""
+    override class var indexes: [[String]] { [[]] }
+}
+
 final class BadlyIndexed: ManagedObject {
     @Attribute var title = ""
     override class var indexes: [[String]] { [["nope"]] }
@@ -45,7 +57,7 @@ struct FetchIndexTests {
 
     private func indexNames(_ store: SQLiteStore) throws -> [String] {
         try store.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'Z_*_INDEX_*' ORDER BY name")
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *' ORDER BY name")
         }
     }
 
@@ -53,13 +65,35 @@ struct FetchIndexTests {
         #expect(throws: ModelError.invalidIndex(entity: "BadlyIndexed", property: "nope", reason: "only attributes of BadlyIndexed can be indexed")) {
             try ManagedObjectModel(entities: [BadlyIndexed.self])
         }
+        #expect(throws: ModelError.invalidIndex(entity: "EmptilyIndexed", property: "indexes", reason: "an index names at least one attribute")) {
+            try ManagedObjectModel(entities: [EmptilyIndexed.self])
+        }
+    }
+
+    /// Removing an indexed attribute (and so its index) migrates: the index
+    /// goes before the column does, which SQLite requires.
+    @Test func removingAnIndexedAttributeMigrates() throws {
+        let url = TestFiles.newURL("unranked.sqlite")
+        do {
+            let (context, _) = try context(IndexedItem.self, url)
+            try context.performAndWait {
+                let item = IndexedItem(context: context)
+                item.title = "kept"
+                item.rank = 3
+                try context.save()
+            }
+        }
+        let (context, store) = try context(IndexedItemWithoutRank.self, url)
+        #expect(try indexNames(store) == ["ZFETCHINDEX IndexedItem(title)"])
+        let titles = try context.performAndWait { try context.fetch(FetchRequest<IndexedItemWithoutRank>()).map(\.title) }
+        #expect(titles == ["kept"])
     }
 
     /// A page of a sorted fetch walks the index (no sort of every row), and
     /// holds exactly what a sort in memory gives, for tricky strings too.
     @Test func aSortedPageReadsThroughTheIndex() throws {
         let (context, store) = try context(IndexedItem.self, TestFiles.newURL("indexed.sqlite"))
-        #expect(try indexNames(store) == ["Z_IndexedItem_INDEX_rank_title", "Z_IndexedItem_INDEX_title"])
+        #expect(try indexNames(store) == ["ZFETCHINDEX IndexedItem(rank,title)", "ZFETCHINDEX IndexedItem(title)"])
         let entity = try #require(store.model.entitiesByName["IndexedItem"])
         try context.performAndWait { () throws in
             for (position, title) in (StringSortTests.tricky + (0..<200).map { "item \($0)" }).enumerated() {
@@ -73,12 +107,12 @@ struct FetchIndexTests {
                                             sortDescriptors: [StoreSortDescriptor(propertyIndex: 0, ascending: true)])
             byTitle.fetchLimit = 20
             let titlePlan = try plan(store, byTitle)
-            #expect(titlePlan.contains { $0.contains("INDEX Z_IndexedItem_INDEX_title") } && !titlePlan.contains { $0.contains("TEMP B-TREE") },
+            #expect(titlePlan.contains { $0.contains("INDEX ZFETCHINDEX IndexedItem(title)") } && !titlePlan.contains { $0.contains("TEMP B-TREE") },
                     "\(titlePlan)")
             var byRankAndTitle = byTitle
             byRankAndTitle.sortDescriptors = [StoreSortDescriptor(propertyIndex: 1, ascending: true), StoreSortDescriptor(propertyIndex: 0, ascending: true)]
             let compoundPlan = try plan(store, byRankAndTitle)
-            #expect(compoundPlan.contains { $0.contains("INDEX Z_IndexedItem_INDEX_rank_title") } && !compoundPlan.contains { $0.contains("TEMP B-TREE") },
+            #expect(compoundPlan.contains { $0.contains("INDEX ZFETCHINDEX IndexedItem(rank,title)") } && !compoundPlan.contains { $0.contains("TEMP B-TREE") },
                     "\(compoundPlan)")
 
             var request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
@@ -108,29 +142,37 @@ struct FetchIndexTests {
     }
 
     /// A store last opened by a Swift whose string order differed has its
-    /// indexes rebuilt in this process's order, and remembers it.
+    /// string indexes rebuilt in this process's order, and remembers it.
     @Test func indexesAreRebuiltWhenTheStringOrderChanged() throws {
         let url = TestFiles.newURL("reordered.sqlite")
-        let order = "SELECT value FROM Z_METADATA WHERE key = 'collationOrders'"
         do {
-            let (context, store) = try context(IndexedItem.self, url)
+            let (context, _) = try context(IndexedItem.self, url)
             try context.performAndWait {
                 for title in ["b", "a", "e\u{301}", "é"] { IndexedItem(context: context).title = title }
                 try context.save()
             }
-            #expect(try store.pool.read { db in try String.fetchOne(db, sql: order) } != nil)
-            try store.pool.write { db in try db.execute(sql: "UPDATE Z_METADATA SET value = 'an older order' WHERE key = 'collationOrders'") }
         }
+        // Another string order built the index: here, the reverse one.
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in
+            db.add(collation: DatabaseCollation(SQLiteCollations.name(of: .comparable)) { lhs, rhs in
+                lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedDescending : .orderedAscending)
+            })
+            try db.execute(sql: "REINDEX \(SQLiteCollations.name(of: .comparable))")
+            try db.execute(sql: "UPDATE Z_METADATA SET value = 'an older order' WHERE key = 'collationOrder'")
+        }
+        try queue.close()
+
         let (context, store) = try context(IndexedItem.self, url)
-        let stored = try store.pool.read { db in try String.fetchOne(db, sql: order) }
+        let stored = try store.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'collationOrder'") }
         #expect(stored != nil && stored != "an older order")
-        let integrity = try store.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
-        #expect(integrity == ["ok"])
         let titles = try context.performAndWait { () throws -> [String] in
             var request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
-            request.fetchLimit = 3
+            request.fetchLimit = 2
             return try context.fetch(request).map(\.title)
         }
-        #expect(titles == ["a", "b", "e\u{301}"])
+        #expect(titles == ["a", "b"], "the index follows this process's order again")
+        let integrity = try store.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        #expect(integrity == ["ok"])
     }
 }

@@ -53,34 +53,41 @@ enum SQLiteCollations {
         return Int32(result.rawValue)
     }
 
-    /// Strings whose order would move if `String`'s comparison changed (a new
-    /// Unicode version, a new normalization): combining marks, compatibility
-    /// forms, case, digits, emoji.
+    /// Strings whose order would move if `String`'s comparison changed:
+    /// combining marks, compatibility forms, case, digits, emoji, Hangul.
     private static let probes = [
         "a", "B", "e\u{301}", "é", "ﬀ", "ff", "Å", "A\u{30A}", "ǅ", "Ǆ", "item 10", "item 2", "ß", "ss",
         "\u{1F600}", "\u{1F1EB}\u{1F1F7}", "한", "\u{1112}\u{1161}\u{11AB}", "ﾊ", "ハ", "",
     ]
 
-    /// The probes in each order, joined: what an index built now relies on.
-    private static var fingerprint: String {
-        orders.map { order in
-            probes.sorted { order.compare($0, $1) == .orderedAscending }.joined(separator: "\u{1}")
-        }.joined(separator: "\u{2}")
-    }
+    /// Scalars assigned in successive Unicode versions (13 to 16): which of
+    /// them this Swift knows tells its Unicode version, and with it the
+    /// normalization data its string comparison uses.
+    private static let unicodeVersionProbes: [UInt32] = [0x1FAD7, 0x1FAE8, 0x1F7F0, 0x1FAE9, 0x1CC00]
 
-    /// Rebuilds the indexes that use Coherence's collations when the orders
-    /// they were built in are no longer the orders of this process (the
-    /// store was last opened by a Swift whose string comparison differed):
-    /// an index must follow its collation exactly, or sorted reads through
-    /// it go wrong. Remembers the orders in the store's metadata.
+    /// What an index on a string column built now relies on: the order of
+    /// the probes under `String`'s `Comparable` order (the only order fetch
+    /// indexes use; the localized ones follow the user's locale), and the
+    /// Unicode version. Computed once per process.
+    private static let fingerprint: String = {
+        let order = probes.sorted { StoreStringOrder.comparable.compare($0, $1) == .orderedAscending }
+        let known = unicodeVersionProbes.map { Unicode.Scalar($0)?.properties.age == nil ? "0" : "1" }
+        return order.joined(separator: "\u{1}") + "\u{2}" + known.joined()
+    }()
+
+    /// Rebuilds the fetch indexes on strings when the order they were built
+    /// in is no longer this process's (the store was last opened by a Swift
+    /// whose string comparison differed): an index must follow its
+    /// collation exactly, or sorted reads through it go wrong. Remembers the
+    /// order in the store's metadata.
     static func reindexIfTheOrderChanged(in db: Database) throws {
         let current = fingerprint
-        let stored = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'collationOrders'")
+        let stored = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'collationOrder'")
         guard stored != current else { return }
         if stored != nil {
-            for order in orders { try db.execute(sql: "REINDEX \(name(of: order))") }
+            try db.execute(sql: "REINDEX \(name(of: .comparable))")
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('collationOrders', ?)",
+        try db.execute(sql: "INSERT OR REPLACE INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('collationOrder', ?)",
                        arguments: [current])
     }
 

@@ -90,27 +90,41 @@ enum SQLiteSchema {
             """)
     }
 
-    /// Creates the fetch indexes the model declares (``ManagedObject/indexes``)
-    /// and drops the ones it no longer declares. String columns are indexed
-    /// in the order the store sorts them by default
-    /// (``StoreStringOrder/comparable``), so that such a sort can walk the
-    /// index instead of sorting every row.
-    static func syncIndexes(_ model: ManagedObjectModel, in db: Database) throws {
-        var wanted: Set<String> = []
+    /// The name of a fetch index (``ManagedObject/indexes``):
+    /// `ZFETCHINDEX Entity(a,b)`. No other name Coherence gives starts so,
+    /// and entity and attribute names cannot hold a space, a parenthesis or
+    /// a comma, so no two indexes share a name.
+    static func fetchIndexName(_ entity: String, _ attributes: [String]) -> String {
+        "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))"
+    }
+
+    /// The fetch indexes in the file.
+    private static func fetchIndexNames(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *'")
+    }
+
+    /// Drops the fetch indexes `model` does not declare: before a migration,
+    /// which cannot drop or change a column an index still uses.
+    static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
+        let declared = Set(model.entities.flatMap { entity in entity.indexes.map { fetchIndexName(entity.name, $0) } })
+        for name in try fetchIndexNames(in: db) where !declared.contains(name) {
+            try db.execute(sql: "DROP INDEX \(quote(name))")
+        }
+    }
+
+    /// Creates the fetch indexes `model` declares that do not exist yet.
+    /// String columns are indexed in the order the store sorts them by
+    /// default (``StoreStringOrder/comparable``), so that such a sort can
+    /// walk the index instead of sorting every row.
+    static func createFetchIndexes(_ model: ManagedObjectModel, in db: Database) throws {
         for entity in model.entities {
             for attributes in entity.indexes {
-                let name = "Z_\(entity.name)_INDEX_" + attributes.joined(separator: "_")
-                wanted.insert(name)
                 let columns = attributes.map { attribute in
                     let isString = entity.attributes.first { $0.name == attribute }?.attributeType == .string
                     return quote(attribute) + (isString ? " COLLATE \(SQLiteCollations.name(of: .comparable))" : "")
                 }
-                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(name)) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }
-        }
-        let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'Z_*_INDEX_*'")
-        for name in existing where !wanted.contains(name) {
-            try db.execute(sql: "DROP INDEX \(quote(name))")
         }
         try SQLiteCollations.reindexIfTheOrderChanged(in: db)
     }

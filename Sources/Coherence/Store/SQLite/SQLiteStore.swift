@@ -45,8 +45,9 @@ public final class SQLiteStore: PersistentStore {
             identifier = try pool.write { db in
                 if let (identifier, old) = stored {
                     let migration = try SQLiteMigration(from: old, to: model)
+                    try SQLiteSchema.dropFetchIndexes(notDeclaredIn: model, in: db)
                     try migration.apply(in: db)
-                    try SQLiteSchema.syncIndexes(model, in: db)
+                    try SQLiteSchema.createFetchIndexes(model, in: db)
                     try Self.writeModel(model, in: db)
                     migrated = !migration.isEmpty || old != StoredModel(model)
                     return identifier
@@ -58,7 +59,7 @@ public final class SQLiteStore: PersistentStore {
                 }
                 let identifier = UUID().uuidString
                 try SQLiteSchema.create(model, in: db)
-                try SQLiteSchema.syncIndexes(model, in: db)
+                try SQLiteSchema.createFetchIndexes(model, in: db)
                 try db.execute(sql: "INSERT INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", arguments: [identifier])
                 try Self.writeModel(model, in: db)
                 return identifier
