@@ -10,10 +10,11 @@
 /// entry keeps its key path alive, so an identity is never reused for
 /// another key path while it is remembered.
 ///
-/// The memo is direct-mapped: ``capacity`` slots, each key path in the slot
-/// its address picks, a newcomer replacing what was there. Lookups cost a
-/// few instructions and no hashing; key paths a generic entity makes anew on
-/// each access just take turns.
+/// The memo is a small table without hashing: ``capacity`` slots, each key
+/// path in one of the ``probes`` slots its address picks (key paths allocated
+/// side by side often pick the same one), a newcomer taking a free one or
+/// replacing the first. Lookups cost a few instructions; key paths a generic
+/// entity makes anew on each access just take turns.
 ///
 /// **Complexity:** O(1) per lookup. Confined to its context's queue.
 struct StorageOffsets {
@@ -25,14 +26,25 @@ struct StorageOffsets {
     static let capacity = 256
     private var slots = [Entry?](repeating: nil, count: capacity)
 
+    /// How many slots from the one a key path's address picks it may sit in.
+    static let probes = 4
+
     /// The offset of the storage `keyPath` reaches; `compute` finds it the
     /// first time.
     mutating func offset(of keyPath: AnyKeyPath, compute: () -> Int) -> Int {
         let address = UInt(bitPattern: ObjectIdentifier(keyPath))
-        let slot = Int((address >> 4 ^ address >> 12) % UInt(Self.capacity))
-        if let entry = slots[slot], entry.keyPath === keyPath { return entry.offset }
+        let first = Int((address >> 4 ^ address >> 12) % UInt(Self.capacity))
+        var free: Int?
+        for probe in 0..<Self.probes {
+            let slot = (first + probe) % Self.capacity
+            guard let entry = slots[slot] else {
+                free = free ?? slot
+                continue
+            }
+            if entry.keyPath === keyPath { return entry.offset }
+        }
         let offset = compute()
-        slots[slot] = Entry(keyPath: keyPath, offset: offset)
+        slots[free ?? first] = Entry(keyPath: keyPath, offset: offset)
         return offset
     }
 }
