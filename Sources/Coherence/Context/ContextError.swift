@@ -38,7 +38,9 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Why a save was refused. The store and the context are left as they were,
 /// the changes still pending.
 public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A required attribute (declared without an initial value) was never set.
+    /// A required (non-optional) attribute has no value: declared without
+    /// an initial value and never set, or set to `nil` through key-value
+    /// coding or `setPrimitiveValue`.
     case missingValue(entity: String, property: String)
     /// A relationship with the `.deny` delete rule still has destinations, so
     /// its object cannot be deleted.

@@ -28,12 +28,15 @@ struct FaultBatches {
         }
     }
 
-    /// The IDs of the batch that starts at `object`'s place in its fetch
-    /// result, or `nil` for a fault fetched without a batch size.
-    mutating func takeBatch(startingAt object: ManagedObject) -> [ManagedObjectID]? {
+    /// The IDs of the batch of its fetch result that holds `object`, as
+    /// Core Data cuts them (positions 0 to size - 1, size to 2 × size - 1, …,
+    /// so that walking the result in any direction costs one query per
+    /// batch), or `nil` for a fault fetched without a batch size.
+    mutating func takeBatch(containing object: ManagedObject) -> [ManagedObjectID]? {
         guard let place = places.removeValue(forKey: ObjectIdentifier(object)) else { return nil }
-        let ids = place.result.ids
-        return Array(ids[place.index..<min(place.index + place.result.size, ids.count)])
+        let ids = place.result.ids, size = place.result.size
+        let start = place.index / size * size
+        return Array(ids[start..<min(start + size, ids.count)])
     }
 
     /// Forgets `object` (its values were loaded, or it left the context).

@@ -218,12 +218,14 @@ extension ManagedObjectContext {
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
         var refreshed: [ManagedObjectID] = []
+        var recordsCleared = false
         for _ in 0..<100 {
             guard tracker.hasPendingNotification || hasPendingDerivations else { break }
             propagateDeletions()
             applyDerivations()
             let (change, changedProperties) = takePendingChange()
             refreshed += change.refreshed.lazy.filter(\.isFault).map(\.objectID)
+            recordsCleared = recordsCleared || !change.refreshed.isEmpty || !change.invalidated.isEmpty || !change.deleted.isEmpty
             if !change.isEmpty {
                 post(change)
                 objectObservers.dispatch(change, changedProperties: changedProperties)
@@ -231,7 +233,9 @@ extension ManagedObjectContext {
         }
         // Objects turned into faults are let go once announced, unless
         // something else holds them or observes them by ID.
-        if !refreshed.isEmpty { tracker.compactChanged() }
+        // Objects whose records were cleared (refreshed, invalidated,
+        // deleted by a merge) leave the changed list, which held them.
+        if recordsCleared { tracker.compactChanged() }
         forgetEvicted(refreshed.compactMap { registered.evictIfUnreferencedFault($0) })
     }
 

@@ -119,6 +119,7 @@ extension ManagedObjectContext {
         var merged = ObjectIDChanges()
         var gone: [ManagedObject] = []
         var latest: [ManagedObjectID: Snapshot?] = [:]
+        var asked: Set<ManagedObjectID> = []
         while let work = mergeBacklog.popFirst() {
             let id = work.id
             switch work.kind {
@@ -141,8 +142,10 @@ extension ManagedObjectContext {
                     object._observationChanged()
                     merged.refreshed.insert(id)
                 } else {
-                    if latest[id] == nil { latest = latestSnapshots(startingWith: id) }
-                    refresh(object, mergeChanges: true, latest: latest[id] ?? nil)
+                    if !asked.contains(id) { (asked, latest) = latestSnapshots(startingWith: id) }
+                    // A read error leaves the object as it is.
+                    guard let snapshot = latest[id] else { break }
+                    refresh(object, mergeChanges: true, latest: snapshot)
                     if tracker.pendingInvalidated.contains(object) {
                         merged.invalidated.insert(id)
                     } else if tracker.pendingRefreshed.contains(object) {
@@ -184,20 +187,16 @@ extension ManagedObjectContext {
 
     /// The latest snapshots of `id` and of the loaded objects of the next
     /// updates in the merge backlog (up to ``mergeReadAhead``), read in one
-    /// go; objects no longer in the store map to `nil`. If the store cannot
-    /// be read, every one maps to `nil`, as a failed single refresh does.
-    private func latestSnapshots(startingWith id: ManagedObjectID) -> [ManagedObjectID: Snapshot?] {
+    /// go, with the IDs asked for: objects no longer in the store map to
+    /// `nil`, objects that could not be read are missing.
+    private func latestSnapshots(startingWith id: ManagedObjectID) -> (asked: Set<ManagedObjectID>, latest: [ManagedObjectID: Snapshot?]) {
         var ids = [id]
         for work in mergeBacklog {
             guard ids.count < Self.mergeReadAhead else { break }
             guard work.kind == .updated, let object = registered[work.id], !object.isFault else { continue }
             ids.append(work.id)
         }
-        let found = (try? source.latestSnapshots(for: ids)) ?? [:]
-        var result: [ManagedObjectID: Snapshot?] = [:]
-        result.reserveCapacity(ids.count)
-        for id in ids { result[id] = .some(found[id]) }
-        return result
+        return (Set(ids), source.latestSnapshots(for: ids))
     }
 }
 

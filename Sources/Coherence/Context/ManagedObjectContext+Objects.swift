@@ -116,7 +116,7 @@ extension ManagedObjectContext {
     func _fulfillFault(_ object: ManagedObject) {
         guard let entity = object._entity else { return }
         if object._snapshot == nil, !faultBatches.isEmpty {
-            loadFaultBatch(startingAt: object)
+            loadFaultBatch(containing: object)
         }
         if object._snapshot == nil {
             object._snapshot = try? source.snapshot(for: object.objectID)
@@ -131,10 +131,10 @@ extension ManagedObjectContext {
     }
 
     /// For a fault of a batched fetch: reads the snapshots of the batch of
-    /// its fetch result that starts with it, with one store query, and gives
+    /// its fetch result that holds it, with one store query, and gives
     /// each fault of the batch its snapshot (without firing the others).
-    private func loadFaultBatch(startingAt object: ManagedObject) {
-        guard let ids = faultBatches.takeBatch(startingAt: object) else { return }
+    private func loadFaultBatch(containing object: ManagedObject) {
+        guard let ids = faultBatches.takeBatch(containing: object) else { return }
         let waiting = ids.filter { id in registered[id].map { $0.isFault && $0._snapshot == nil } ?? false }
         guard let snapshots = try? source.snapshots(for: waiting) else { return }
         for snapshot in snapshots {

@@ -15,11 +15,13 @@ extension ManagedObjectContext {
     /// The object is reported under `refreshed` in the next
     /// didChangeObjects notification. An object no longer in the store is
     /// invalidated instead and reported under `invalidated`. Inserted and
-    /// deleted objects, and objects of other contexts, are left alone.
+    /// deleted objects, objects of other contexts, and objects the store
+    /// cannot read right now (a read error) are left alone.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, object._entity != nil else { return }
-        let latest = (try? source.latestSnapshots(for: [object.objectID]))?[object.objectID]
+        // A read error leaves the object as it is: only a row that is gone invalidates it.
+        guard let latest = source.latestSnapshots(for: [object.objectID])[object.objectID] else { return }
         refresh(object, mergeChanges: mergeChanges, latest: latest)
     }
 

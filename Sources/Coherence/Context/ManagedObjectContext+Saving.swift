@@ -297,7 +297,7 @@ extension ManagedObjectContext {
         var errors: [ValidationError] = []
         for object in tracker.inserted.union(tracker.changedObjects) where !object.isDeleted && object._contextRef === self {
             guard let entity = object._entity else { continue }
-            for attribute in entity.attributesToValidate {
+            for attribute in entity.attributes {
                 do {
                     if try attribute.storeValue(of: object) == nil {
                         errors.append(.missingValue(entity: entity.name, property: attribute.name))

@@ -5,8 +5,9 @@ protocol ObjectSource: Sendable {
     /// The object's state as this source sees it, or `nil` if it does not exist.
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot?
     /// As `snapshots(for:)`, bypassing caches, by object ID: for `refresh`
-    /// and merges. Objects that no longer exist are missing.
-    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot]
+    /// and merges. An object no longer in the store maps to `nil`; one that
+    /// could not be read (a read error) is missing.
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot?]
     /// Every object of an entity.
     func snapshots(of entity: EntityDescription) throws -> [Snapshot]
     /// Several objects at once (those that exist).
@@ -35,12 +36,16 @@ struct ParentSource: ObjectSource {
         try parent.withExclusiveAccess { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
     }
 
-    func latestSnapshots(for objectIDs: [ManagedObjectID]) throws -> [ManagedObjectID: Snapshot] {
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot?] {
         // Keyed by the IDs asked for: the parent may know an object by the
         // permanent ID its save gave it, the child still by the temporary one.
-        var result: [ManagedObjectID: Snapshot] = [:]
+        var result: [ManagedObjectID: Snapshot?] = [:]
         for id in objectIDs {
-            if let snapshot = try snapshot(for: id) { result[id] = snapshot }
+            do {
+                result.updateValue(try snapshot(for: id), forKey: id)
+            } catch {
+                continue // unreadable now: missing, so the object is left as it is
+            }
         }
         return result
     }

@@ -36,10 +36,11 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Core Data's `fetchBatchSize`: with a positive value, the fetch reads
     /// only the matching objects' IDs, and objects not loaded in the context
     /// yet arrive as faults holding nothing but their ID. The first use of
-    /// one of them loads the values of it and of the next
-    /// `fetchBatchSize - 1` objects of the result with one store query, so
-    /// walking the result costs one query per batch and no more memory than
-    /// the objects used. 0 (the default) reads every value with the fetch.
+    /// one of them loads, with one store query, the values of its batch: the
+    /// `fetchBatchSize` objects of the result it is among (positions 0 to
+    /// `fetchBatchSize - 1`, and so on, as Core Data cuts them). Walking the
+    /// result in any order costs one query per batch and no more memory than
+    /// the batches used. 0 (the default) reads every value with the fetch.
     ///
     /// Core Data returns a proxy array that fetches objects as they are
     /// accessed; Coherence returns an ordinary array of faults that fire in

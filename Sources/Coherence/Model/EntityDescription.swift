@@ -18,11 +18,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
     let indexByOffset: PropertyOffsets
-    /// The attributes a save must check for a value: those declared without
-    /// an initial value (which may never have been set), and those whose
-    /// type is not native (whose encoding may fail). The others always hold
-    /// a value that encodes.
-    let attributesToValidate: [AttributeDescription]
     let indexByName: [String: Int]
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
@@ -52,7 +47,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.attributes = attributes
         self.relationships = relationships
         indexByOffset = PropertyOffsets(offsets)
-        attributesToValidate = attributes.filter { $0.defaultValue == nil || $0.operations == nil }
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }
         for relationship in relationships { byName[relationship.name] = relationship.index }

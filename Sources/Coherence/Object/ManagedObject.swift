@@ -85,9 +85,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// by an index's attributes, in order, with `SortDescriptor`'s default
     /// string comparison and no predicate, then walks the index and reads
     /// only the rows it returns: a page of 20 sorted objects costs about as
-    /// much as 20 unsorted ones. Other fetches run as without the index
+    /// much as 20 unsorted ones. Other fetches are not sure to use it
     /// (descending sorts walk it but sort ties again; predicates on strings,
-    /// which compare bytes, do not use it). String attributes are indexed in
+    /// which compare bytes, cannot use it; SQLite decides for the rest). String attributes are indexed in
     /// `String`'s `Comparable` order, the order of `SortDescriptor(\.title)`
     /// on Linux; the store rebuilds such indexes if that order ever changes
     /// (a new Unicode version). Because of that order, tools that lack

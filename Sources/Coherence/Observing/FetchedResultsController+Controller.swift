@@ -139,13 +139,14 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     private lazy var sortReaders: [(Result) -> SortValue] = fetchRequest.sortDescriptors.map { descriptor in
         guard let keyPath = descriptor.keyPath else { return { _ in .none } }
         let viaKeyPath: (Result) -> SortValue = { SortValue($0[keyPath: keyPath] as Any) }
-        guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else {
+        guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
+              SortValue.sortsByStoreValue(entity.attributes[index].attributeType) else {
             return viaKeyPath
         }
         let attribute = entity.attributes[index]
         return { object in
             if object._needsAccessCheck { object._prepareForRead { attribute.storageOffset } }
-            guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value, of: attribute.attributeType) else {
+            guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value) else {
                 return viaKeyPath(object)
             }
             return sortValue

@@ -35,11 +35,16 @@ enum SortValue: Hashable {
         }
     }
 
-    /// The sort value of an attribute's value in store form: what `init(_:)`
-    /// makes of the Swift value. `nil` for the types whose Swift value sorts
-    /// by more than its store form (binary data, `Codable` values).
-    init?(storeValue: StoreValue, of type: AttributeType) {
-        guard type != .binaryData, type != .codable else { return nil }
+    /// Whether attributes of `type` sort by their store form, as
+    /// `init(storeValue:)` reads it; binary data and `Codable` values sort by
+    /// more than it.
+    static func sortsByStoreValue(_ type: AttributeType) -> Bool {
+        type != .binaryData && type != .codable
+    }
+
+    /// The sort value of an attribute's value in store form (of a type that
+    /// ``sortsByStoreValue(_:)``): what `init(_:)` makes of the Swift value.
+    init?(storeValue: StoreValue) {
         switch storeValue {
         case .null: self = .none
         case .bool(let value): self = .bool(value)

@@ -153,21 +153,33 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The committed snapshots from the stores themselves, bypassing the row
     /// cache (which they then update): for `refresh` and merges. Each store
     /// reads its objects with one `snapshots(for:)` (the SQLite store: one
-    /// query per entity and 500 objects). If that fails, each object is read
-    /// on its own, so that one unreadable object costs only itself; objects
-    /// that cannot be read are missing, as deleted ones are.
-    func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot] {
+    /// query per entity and 500 objects); if that fails, each object is read
+    /// on its own, so that one unreadable object costs only itself. An
+    /// object no longer in its store maps to `nil`; one that could not be
+    /// read is missing, and its caller leaves it as it is.
+    func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot?] {
         var byStore: [String: [ManagedObjectID]] = [:]
         for id in objectIDs where !id.isTemporaryID { byStore[id.storeIdentifier!, default: []].append(id) }
-        var result: [ManagedObjectID: Snapshot] = [:]
+        var result: [ManagedObjectID: Snapshot?] = [:]
         result.reserveCapacity(objectIDs.count)
         for ids in byStore.values {
             guard let store = try? store(for: ids[0]) else { continue }
             let generation = rowCache.beginRead()
-            let loaded = (ids.count > 1 ? try? store.snapshots(for: ids) : nil)
-                ?? ids.compactMap { try? store.snapshot(for: $0) }
-            rowCache.insert(loaded, readAt: generation)
-            for snapshot in loaded { result[snapshot.objectID] = snapshot }
+            if ids.count > 1, let loaded = try? store.snapshots(for: ids) {
+                for id in ids { result.updateValue(nil, forKey: id) }
+                for snapshot in loaded { result.updateValue(snapshot, forKey: snapshot.objectID) }
+                rowCache.insert(loaded, readAt: generation)
+                continue
+            }
+            for id in ids {
+                do {
+                    let snapshot = try store.snapshot(for: id)
+                    result.updateValue(snapshot, forKey: id)
+                    if let snapshot { rowCache.insert([snapshot], readAt: generation) }
+                } catch {
+                    continue // unreadable now: missing, so the object is left as it is
+                }
+            }
         }
         return result
     }

@@ -30,6 +30,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case severalStores(Int)
     /// SQLite refused an operation; nothing was changed.
     case sqlite(code: Int32, message: String, sql: String?)
+    /// A column of the store holds a value its property cannot take (a file
+    /// written by other software); the store was only read.
+    case invalidStoredValue(entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -61,6 +64,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the coordinator has \(count) stores; saving is supported with one store per coordinator"
         case .sqlite(let code, let message, let sql):
             "SQLite error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
+        case .invalidStoredValue(let entity, let property, let reason):
+            "\(entity).\(property): the store holds a value the property cannot take: \(reason)"
         }
     }
 }

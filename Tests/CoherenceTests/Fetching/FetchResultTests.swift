@@ -233,7 +233,6 @@ struct FaultingTests {
             #expect(store.queryCount - queries == 1, "no query for the rest of the batch")
             #expect(items.map(\.title) == titles.sorted())
             #expect(store.queryCount - queries == 3 && store.rowsRead - rows == 250, "one query per batch")
-
         }
         // The forms that need every value at once read them with the fetch,
         // batch size or not: each on a coordinator of its own, with nothing cached.
@@ -243,6 +242,14 @@ struct FaultingTests {
         }
         var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
         request.fetchBatchSize = 100
+        // Batches are cut as Core Data cuts them (0-99, 100-199, …): walking
+        // the result backwards costs one query per batch too.
+        let (backwardReader, backwardStore) = try fresh()
+        try backwardReader.performAndWait {
+            let items = try backwardReader.fetch(request)
+            #expect(items.reversed().map(\.title) == titles.sorted().reversed())
+            #expect(backwardStore.queryCount == 1 + 3 && backwardStore.rowsRead == 250, "backwards: one query per batch")
+        }
         let (dictionaryReader, dictionaryStore) = try fresh()
         try dictionaryReader.performAndWait {
             let dictionaries = try dictionaryReader.fetchDictionaries(request, propertiesToFetch: ["title"])

@@ -169,8 +169,8 @@ struct ManagedObjectTests {
 
     /// Core Data's key-value coding takes any number (an NSNumber) for a
     /// numeric attribute, and nil for a required one, which the next save
-    /// reports missing:
-    /// https://developer.apple.com/documentation/objectivec/nsobject-swift.class/setvalue(_:forkey:)
+    /// reports missing, also for an attribute declared with an initial value:
+    /// https://developer.apple.com/documentation/coredata/nsmanagedobject/setvalue(_:forkey:)
     @Test func setValueForKeyConvertsNumbersAndClearsRequiredAttributes() throws {
         let context = try TestStack.context()
         try context.performAndWait {
@@ -183,8 +183,11 @@ struct ManagedObjectTests {
             sample.setValue(Int8(3), forKey: "double")
             #expect(sample.int16 == 5 && sample.float == 7 && sample.int32 == 2 && sample.int64 == 9 && sample.double == 3)
             sample.setValue(nil, forKey: "code")
-            #expect(throws: ValidationError.self) { try context.save() }
+            #expect(throws: ValidationError.missingValue(entity: "Sample", property: "code")) { try context.save() }
             sample.setValue("again", forKey: "code")
+            sample.setValue(nil, forKey: "string")
+            #expect(throws: ValidationError.missingValue(entity: "Sample", property: "string")) { try context.save() }
+            sample.setValue("again", forKey: "string")
             try context.save()
         }
     }

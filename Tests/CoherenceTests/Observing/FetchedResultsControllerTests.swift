@@ -111,7 +111,8 @@ struct FetchedResultsControllerTests {
     /// third without touching its sort key: the mover is a move, the third
     /// an update at its place, the object passed over is not reported.
     /// (Core Data's `NSFetchedResultsChangeType`: `.update` for an object
-    /// whose change does not affect its position.)
+    /// whose change does not affect its position:
+    /// https://developer.apple.com/documentation/coredata/nsfetchedresultschangetype/update)
     @Test func anUpdateBesideAMoveStaysAnUpdate() throws {
         let (context, _) = try seeded(.inMemory)
         try context.performAndWait { () throws in

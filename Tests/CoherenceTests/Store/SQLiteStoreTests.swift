@@ -190,6 +190,36 @@ struct SQLiteStoreTests {
         #expect(items == 0 && name == "committed", "nothing of the failed save reached the store")
     }
 
+    /// A column holding what its property cannot take (a file written by
+    /// other software) is a typed error naming the entity and the property;
+    /// `refresh` of an object it cannot read leaves the object as it is
+    /// instead of taking the row for deleted.
+    @Test func aValueOfTheWrongKindInTheFileIsATypedError() throws {
+        let context = try TestStack.context(.sqlite)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let item = try context.performAndWait {
+            let item = FeedItem(context: context)
+            item.title = "kept"
+            item.server = Server(context: context)
+            try context.save()
+            return item
+        }
+        try store.pool.write { db in try db.execute(sql: "UPDATE FeedItem SET server = 'not a key'") }
+        let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        other.performAndWait {
+            #expect(throws: StoreError.invalidStoredValue(entity: "FeedItem", property: "server",
+                                                          reason: "a to-one relationship's column holds a row key, found something else")) {
+                try other.fetch(FetchRequest<FeedItem>())
+            }
+        }
+        context.performAndWait {
+            item.title = "unsaved"
+            context.refresh(item, mergeChanges: true)
+            #expect(item.managedObjectContext === context && !item.isFault && item.title == "unsaved",
+                    "an unreadable row is not a deleted one")
+        }
+    }
+
     @Test func readersAreNotBlockedByAWritingSave() async throws {
         let url = TestFiles.newURL("wal.sqlite")
         let coordinator = try coordinator(at: url)

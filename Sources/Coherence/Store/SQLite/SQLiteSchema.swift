@@ -90,6 +90,14 @@ enum SQLiteSchema {
             """)
     }
 
+    /// An attribute's column as sorts and fetch indexes order it: strings
+    /// through the collation of `strings`. One spelling for both, since a
+    /// sort can walk an index only if they order alike.
+    static func orderedColumn(_ attribute: AttributeDescription, strings: StoreStringOrder, alias: String? = nil) -> String {
+        let column = (alias.map { quote($0) + "." } ?? "") + quote(attribute.name)
+        return attribute.attributeType == .string ? "\(column) COLLATE \(SQLiteCollations.name(of: strings))" : column
+    }
+
     /// The name of a fetch index (``ManagedObject/indexes``):
     /// `ZFETCHINDEX Entity(a,b)`. No other name Coherence gives starts so,
     /// and entity and attribute names cannot hold a space, a parenthesis or
@@ -119,9 +127,8 @@ enum SQLiteSchema {
     static func createFetchIndexes(_ model: ManagedObjectModel, in db: Database) throws {
         for entity in model.entities {
             for attributes in entity.indexes {
-                let columns = attributes.map { attribute in
-                    let isString = entity.attributes.first { $0.name == attribute }?.attributeType == .string
-                    return quote(attribute) + (isString ? " COLLATE \(SQLiteCollations.name(of: .comparable))" : "")
+                let columns = attributes.compactMap { name in
+                    entity.attributes.first { $0.name == name }.map { orderedColumn($0, strings: .comparable) }
                 }
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }

@@ -129,7 +129,7 @@ extension SQLiteStore {
     }
 
     /// The per-row SQL of `entity`.
-    private func sql(_ entity: EntityDescription) -> SQLiteStatements {
+    func sql(_ entity: EntityDescription) -> SQLiteStatements {
         statements[entity.name] ?? SQLiteStatements(entity)
     }
 
@@ -178,7 +178,7 @@ extension SQLiteStore {
             let insert = try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
             for destination in destinations {
-                try insert.execute(arguments: [id.key, destination.key])
+                try insert.withBindings([.integer(id.key), .integer(destination.key)]) { try insert.execute() }
             }
         }
     }

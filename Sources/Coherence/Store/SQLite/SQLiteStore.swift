@@ -184,7 +184,7 @@ public final class SQLiteStore: PersistentStore {
             do {
                 values.append(try StoreValue(sqliteStatement: statement, index: column, type: attribute.attributeType))
             } catch {
-                throw StoreError.sqlite(code: 0, message: "\(entity.name).\(attribute.name): \(error)", sql: nil)
+                throw StoreError.invalidStoredValue(entity: entity.name, property: attribute.name, reason: "\(error)")
             }
             column += 1
         }
@@ -192,11 +192,15 @@ public final class SQLiteStore: PersistentStore {
             if relationship.isToMany {
                 values.append(.toManyFault)
             } else {
-                if sqlite3_column_type(statement, column) == SQLITE_NULL {
+                switch sqlite3_column_type(statement, column) {
+                case SQLITE_NULL:
                     values.append(.null)
-                } else {
+                case SQLITE_INTEGER:
                     let destination = sqlite3_column_int64(statement, column)
                     values.append(.objectID(ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: destination)))
+                default:
+                    throw StoreError.invalidStoredValue(entity: entity.name, property: relationship.name,
+                                                        reason: "a to-one relationship's column holds a row key, found something else")
                 }
                 column += 1
             }
@@ -217,8 +221,8 @@ public final class SQLiteStore: PersistentStore {
         guard objectID.storeIdentifier == identifier else { return nil }
         let entity = try entity(of: objectID)
         return try read { db in
-            let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?"
-            guard let snapshot = try snapshots(db.cachedStatement(sql: sql), arguments: [objectID.key], entity: entity).first else { return nil }
+            guard let snapshot = try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [objectID.key], entity: entity).first
+            else { return nil }
             noteRowsRead(1)
             return snapshot
         }
@@ -263,10 +267,8 @@ public final class SQLiteStore: PersistentStore {
             arguments = compiler.arguments
         }
         let order = request.sortDescriptors.map { descriptor in
-            let column = "t0.\(SQLiteSchema.quote(entity.propertyName(at: descriptor.propertyIndex)))"
-            let collation = entity.attributes[descriptor.propertyIndex].attributeType == .string
-                ? " COLLATE \(SQLiteCollations.name(of: descriptor.strings))" : ""
-            return "\(column)\(collation) \(descriptor.ascending ? "ASC" : "DESC")"
+            let column = SQLiteSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0")
+            return "\(column) \(descriptor.ascending ? "ASC" : "DESC")"
         } + ["t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey))"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
