@@ -27,6 +27,9 @@ struct IdentityMap {
         set { entries[id] = newValue }
     }
 
+    /// The number of registered objects.
+    var count: Int { entries.count }
+
     /// Whether the map has doubled since the last eviction (the context
     /// then calls ``evictUnreferencedFaults()``).
     var hasGrown: Bool { entries.count >= evictionThreshold }

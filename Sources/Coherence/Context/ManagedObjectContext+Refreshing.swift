@@ -150,15 +150,20 @@ extension ManagedObjectContext {
     public func reset() {
         _assertOnQueue()
         evictUnreferencedFaults()
-        let all = Set(registered.objects)
-        for object in all {
-            invalidate(object, notify: !object.isFault)
+        let released: Int
+        do {
+            let all = Set(registered.objects)
+            for object in all {
+                invalidate(object, notify: !object.isFault)
+            }
+            registered.removeAll()
+            faultBatches.removeAll()
+            tracker.removeAll()
+            derivations.removeAll()
+            tracker.pendingInvalidatedAll = all
+            released = all.count
         }
-        registered.removeAll()
-        faultBatches.removeAll()
-        tracker.removeAll()
-        derivations.removeAll()
-        tracker.pendingInvalidatedAll = all
         processPendingChanges()
+        persistentStoreCoordinator?.rowCache.sweep(releasedAbout: released)
     }
 }

@@ -132,10 +132,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     deinit {
         configuration.withLock { $0.automaticMerging?.stop() }
+        let released = registered.count
         for object in registered.objects {
             object._contextRef = nil
             object._access.insert(.invalidated)
         }
+        registered.removeAll()
+        persistentStoreCoordinator?.rowCache.sweep(releasedAbout: released)
     }
 
     /// A name for logs and messages.

@@ -21,6 +21,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     let operations: SlotOperations?
     /// The byte offset of the wrapper's `storage` inside the object.
     let storageOffset: Int
+    /// How the per-row paths read and write the value (see ``SlotKind``).
+    let slotKind: SlotKind
     /// The Swift type of the property.
     var valueType: Any.Type { access.valueType }
 
@@ -28,6 +30,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
          access: any AttributeAccess, operations: SlotOperations?, storageOffset: Int, isDerived: Bool = false) {
         self.operations = operations
         self.storageOffset = storageOffset
+        slotKind = SlotKind(access.valueType)
         self.isDerived = isDerived
         self.name = name
         self.index = index
@@ -43,17 +46,17 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
 
     /// The current value in `object`, in store form; `nil` if it was never set.
     func storeValue(of object: ManagedObject) throws -> StoreValue? {
-        if let operations {
-            return operations.load(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset))
-        }
+        let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
+        if let value = slotKind.load(at: storage) { return value }
+        if let operations { return operations.load(storage) }
         return try access.storeValue(of: object)
     }
 
     /// Replaces the value in `object`, bypassing change tracking.
     func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws {
-        if let operations {
-            return try operations.store(value, UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset))
-        }
+        let storage = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
+        if slotKind.store(value, at: storage) { return }
+        if let operations { return try operations.store(value, storage) }
         try access.setStoreValue(value, of: object)
     }
 }

@@ -18,6 +18,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
     let indexByOffset: PropertyOffsets
+    /// The attributes as the per-row paths walk them, in the same order.
+    let attributeSlots: [AttributeSlotEntry]
     let indexByName: [String: Int]
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
@@ -46,6 +48,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
         self.relationships = relationships
+        precondition(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
+        attributeSlots = attributes.map {
+            AttributeSlotEntry(kind: $0.slotKind, attributeType: $0.attributeType, storageOffset: $0.storageOffset)
+        }
         indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }

@@ -159,8 +159,13 @@ extension ManagedObject {
     final func _storeValues(entity: EntityDescription) throws -> [StoreValue] {
         var values: [StoreValue] = []
         values.reserveCapacity(entity.propertyCount)
-        for attribute in entity.attributes {
-            values.append(try attribute.storeValue(of: self) ?? .null)
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        for (index, slot) in entity.attributeSlots.enumerated() {
+            if let value = slot.kind.load(at: base + slot.storageOffset) {
+                values.append(value ?? .null)
+            } else {
+                values.append(try entity.attributes[index].storeValue(of: self) ?? .null)
+            }
         }
         for relationship in entity.relationships {
             values.append(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany))
@@ -170,9 +175,12 @@ extension ManagedObject {
 
     /// Writes store values into the properties, without change tracking.
     final func _apply(values: [StoreValue], entity: EntityDescription) {
-        for attribute in entity.attributes {
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        for (index, slot) in entity.attributeSlots.enumerated() {
+            if slot.kind.store(values[index], at: base + slot.storageOffset) { continue }
+            let attribute = entity.attributes[index]
             do {
-                try attribute.setStoreValue(values[attribute.index], of: self)
+                try attribute.setStoreValue(values[index], of: self)
             } catch {
                 preconditionFailure("Coherence: the store holds a value for \(entity.name).\(attribute.name) that cannot be read: \(error)")
             }

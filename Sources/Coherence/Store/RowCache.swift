@@ -2,20 +2,22 @@
 /// The coordinator's cache of committed snapshots, shared by all its
 /// contexts: a fault another context already loaded fires without a query.
 ///
-/// Entries are weak: a snapshot stays cached only while some object holds it,
-/// so the cache never grows past what the contexts use. Every save and batch
-/// request advances a generation; a read that started before a row changed
-/// cannot put its older copy back (see ``beginRead()``).
+/// A snapshot stays cached while some object holds it, so the cache does not
+/// grow past what the contexts use: entries are strong references, and a
+/// sweep drops the snapshots that only the cache holds when the cache has
+/// doubled since the last sweep (or a context let many objects go, see
+/// ``sweep(releasedAbout:)``). Weak entries would do the same without
+/// sweeps, but a weakly referenced object carries a side table (an
+/// allocation per row read, and every retain and release of the snapshot
+/// down the runtime's slow path). Every save and batch request advances a
+/// generation; a read that started before a row changed cannot put its older
+/// copy back (see ``beginRead()``).
 ///
-/// **Complexity:** O(1) per lookup and insertion (amortized; dead entries are
-/// swept when the cache has doubled since the last sweep).
+/// **Complexity:** O(1) per lookup and insertion (amortized: a sweep is
+/// O(cached snapshots), and runs after as many insertions).
 final class RowCache: Sendable {
-    private struct Entry {
-        weak var snapshot: Snapshot?
-    }
-
     private struct State {
-        var entries: [ManagedObjectID: Entry] = [:]
+        var entries: [ManagedObjectID: Snapshot] = [:]
         var sweepThreshold = 1024
         var generation: UInt64 = 0
         /// The generation at which each row last changed.
@@ -27,7 +29,7 @@ final class RowCache: Sendable {
     private let state = Locked(State())
 
     subscript(id: ManagedObjectID) -> Snapshot? {
-        state.withLock { $0.entries[id]?.snapshot }
+        state.withLock { $0.entries[id] }
     }
 
     /// Call before reading from the store; pass the result to `insert`.
@@ -38,6 +40,8 @@ final class RowCache: Sendable {
     /// Caches snapshots read since `generation`, keeping the newer version of
     /// each row and skipping rows that changed after the read began.
     func insert(_ snapshots: some Sequence<Snapshot>, readAt generation: UInt64) {
+        var garbage: [ManagedObjectID: Snapshot] = [:]
+        defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             guard generation >= state.floor else { return }
             state.entries.reserveCapacity(state.entries.count + snapshots.underestimatedCount)
@@ -46,16 +50,55 @@ final class RowCache: Sendable {
                 if anyChanged, let changed = state.changedAt[snapshot.objectID], changed > generation { continue }
                 // One hash lookup: put the new entry in, and the cached one
                 // back in the rare case that it is newer.
-                if let replaced = state.entries.updateValue(Entry(snapshot: snapshot), forKey: snapshot.objectID),
-                   let cached = replaced.snapshot, cached.version > snapshot.version {
+                if let replaced = state.entries.updateValue(snapshot, forKey: snapshot.objectID),
+                   replaced.version > snapshot.version {
                     state.entries[snapshot.objectID] = replaced
                 }
             }
-            if state.entries.count >= state.sweepThreshold {
-                state.entries = state.entries.filter { $0.value.snapshot != nil }
-                state.sweepThreshold = max(1024, state.entries.count * 2)
-            }
+            if state.entries.count >= state.sweepThreshold { garbage = Self.sweep(&state) }
         }
+    }
+
+    /// Drops the snapshots that only the cache holds, when `count` objects
+    /// were just let go (a context was reset or deinitialized) and they are
+    /// a fair share of the cache, so that their snapshots do not wait for the
+    /// cache to double. **Complexity:** O(cached snapshots), run only when
+    /// `count` is at least a quarter of them: amortized O(1) per object.
+    func sweep(releasedAbout count: Int) {
+        guard count > 0 else { return }
+        let garbage = state.withLock { state in
+            count * 4 >= state.entries.count ? Self.sweep(&state) : [:]
+        }
+        _ = garbage // freed here, outside the lock
+    }
+
+    /// Removes the entries nothing else holds and returns them, for the
+    /// caller to free outside the lock. Another thread can only get a cached
+    /// snapshot through the cache, under the same lock, so a snapshot the
+    /// cache alone holds cannot gain a holder during the sweep.
+    private static func sweep(_ state: inout State) -> [ManagedObjectID: Snapshot] {
+        var unused: [Dictionary<ManagedObjectID, Snapshot>.Index] = []
+        var used: [Dictionary<ManagedObjectID, Snapshot>.Index] = []
+        var index = state.entries.startIndex
+        while index != state.entries.endIndex {
+            if isKnownUniquelyReferenced(&state.entries.values[index]) { unused.append(index) } else { used.append(index) }
+            state.entries.formIndex(after: &index)
+        }
+        var garbage: [ManagedObjectID: Snapshot] = [:]
+        if unused.count > used.count {
+            // Mostly unused (a context let its objects go): copy the rest.
+            var kept: [ManagedObjectID: Snapshot] = [:]
+            kept.reserveCapacity(used.count)
+            for index in used { kept[state.entries.keys[index]] = state.entries.values[index] }
+            garbage = state.entries
+            state.entries = kept
+        } else if !unused.isEmpty {
+            let ids = unused.map { state.entries.keys[$0] }
+            garbage.reserveCapacity(ids.count)
+            for id in ids { garbage[id] = state.entries.removeValue(forKey: id) }
+        }
+        state.sweepThreshold = max(1024, state.entries.count * 2)
+        return garbage
     }
 
     /// Drops every snapshot of a store taken out of the coordinator; reads
@@ -80,7 +123,7 @@ final class RowCache: Sendable {
             }
             for snapshot in saved {
                 state.changedAt[snapshot.objectID] = state.generation
-                state.entries[snapshot.objectID] = Entry(snapshot: snapshot)
+                state.entries[snapshot.objectID] = snapshot
             }
             if state.changedAt.count > 10_000 {
                 state.floor = state.generation

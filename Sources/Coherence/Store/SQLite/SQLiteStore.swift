@@ -180,11 +180,11 @@ public final class SQLiteStore: PersistentStore {
         var values: [StoreValue] = []
         values.reserveCapacity(entity.propertyCount)
         var column = first + 2
-        for attribute in entity.attributes {
+        for (index, slot) in entity.attributeSlots.enumerated() {
             do {
-                values.append(try StoreValue(sqliteStatement: statement, index: column, type: attribute.attributeType))
+                values.append(try StoreValue(sqliteStatement: statement, index: column, type: slot.attributeType))
             } catch {
-                throw StoreError.invalidStoredValue(entity: entity.name, property: attribute.name, reason: "\(error)")
+                throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
             }
             column += 1
         }
