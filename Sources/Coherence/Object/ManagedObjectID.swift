@@ -15,16 +15,20 @@ import Synchronization
 public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The class of the object.
     let objectClass: ManagedObject.Type
-    /// The identifier of the store that holds the object, or `nil` while the
-    /// ID is temporary.
-    public let storeIdentifier: String?
     /// The row key in the store; for temporary IDs a process-unique number.
     let key: Int64
+    /// The number of the store that holds the object (see ``StoreNumbers``),
+    /// or 0 while the ID is temporary.
+    let storeNumber: UInt32
+
+    init(objectClass: ManagedObject.Type, storeNumber: UInt32, key: Int64) {
+        self.objectClass = objectClass
+        self.storeNumber = storeNumber
+        self.key = key
+    }
 
     init(objectClass: ManagedObject.Type, storeIdentifier: String?, key: Int64) {
-        self.objectClass = objectClass
-        self.storeIdentifier = storeIdentifier
-        self.key = key
+        self.init(objectClass: objectClass, storeNumber: storeIdentifier.map(StoreNumbers.number(for:)) ?? 0, key: key)
     }
 
     /// A permanent ID, for store implementations: the object of `entity` with
@@ -33,13 +37,19 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         self.init(objectClass: entity.managedObjectClass, storeIdentifier: storeIdentifier, key: primaryKey)
     }
 
+    /// The identifier of the store that holds the object, or `nil` while the
+    /// ID is temporary.
+    public var storeIdentifier: String? {
+        storeNumber == 0 ? nil : StoreNumbers.identifier(for: storeNumber)
+    }
+
     /// A new temporary ID for an object of `objectClass`.
     static func temporary(for objectClass: ManagedObject.Type) -> ManagedObjectID {
-        ManagedObjectID(objectClass: objectClass, storeIdentifier: nil, key: temporaryKeys.add(1, ordering: .relaxed).newValue)
+        ManagedObjectID(objectClass: objectClass, storeNumber: 0, key: temporaryKeys.add(1, ordering: .relaxed).newValue)
     }
 
     /// Whether the object has not been saved to a store yet.
-    public var isTemporaryID: Bool { storeIdentifier == nil }
+    public var isTemporaryID: Bool { storeNumber == 0 }
 
     /// The object's primary key in its store, or `nil` for a temporary ID.
     public var primaryKey: Int64? { isTemporaryID ? nil : key }
@@ -63,7 +73,7 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     static let uriScheme = "x-coherence"
 
     public static func == (lhs: ManagedObjectID, rhs: ManagedObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.objectClass == rhs.objectClass && lhs.storeIdentifier == rhs.storeIdentifier
+        lhs.key == rhs.key && lhs.objectClass == rhs.objectClass && lhs.storeNumber == rhs.storeNumber
     }
 
     /// One word for the hasher: the key spread by a multiplication, mixed

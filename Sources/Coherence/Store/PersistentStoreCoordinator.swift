@@ -158,8 +158,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// object no longer in its store maps to `nil`; one that could not be
     /// read is missing, and its caller leaves it as it is.
     func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot?] {
-        var byStore: [String: [ManagedObjectID]] = [:]
-        for id in objectIDs where !id.isTemporaryID { byStore[id.storeIdentifier!, default: []].append(id) }
+        var byStore: [UInt32: [ManagedObjectID]] = [:]
+        for id in objectIDs where !id.isTemporaryID { byStore[id.storeNumber, default: []].append(id) }
         var result: [ManagedObjectID: Snapshot?] = [:]
         result.reserveCapacity(objectIDs.count)
         for ids in byStore.values {
@@ -188,9 +188,9 @@ public final class PersistentStoreCoordinator: Sendable {
     /// one query per store.
     func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
         var found: [Snapshot] = []
-        var missing: [String: [ManagedObjectID]] = [:]
+        var missing: [UInt32: [ManagedObjectID]] = [:]
         for id in objectIDs where !id.isTemporaryID {
-            if let cached = rowCache[id] { found.append(cached) } else { missing[id.storeIdentifier!, default: []].append(id) }
+            if let cached = rowCache[id] { found.append(cached) } else { missing[id.storeNumber, default: []].append(id) }
         }
         for ids in missing.values {
             let generation = rowCache.beginRead()

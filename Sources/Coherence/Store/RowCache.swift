@@ -108,7 +108,8 @@ final class RowCache: Sendable {
             state.generation += 1
             state.floor = state.generation
             state.changedAt = [:]
-            state.entries = state.entries.filter { $0.key.storeIdentifier != storeIdentifier }
+            let number = StoreNumbers.number(for: storeIdentifier)
+            state.entries = state.entries.filter { $0.key.storeNumber != number }
         }
     }
 

@@ -7,6 +7,8 @@ import Foundation
 /// its objects; a save is O(changes).
 public final class InMemoryStore: PersistentStore {
     public let identifier: String
+    /// `identifier`'s number, which this store's object IDs carry.
+    let storeNumber: UInt32
     public var type: String { "InMemory" }
 
     private struct Table {
@@ -20,10 +22,11 @@ public final class InMemoryStore: PersistentStore {
     /// Creates an empty store.
     public init(identifier: String = UUID().uuidString) {
         self.identifier = identifier
+        storeNumber = StoreNumbers.number(for: identifier)
     }
 
     public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        guard objectID.storeIdentifier == identifier else { return nil }
+        guard objectID.storeNumber == storeNumber else { return nil }
         return tables.withLock { $0[objectID.entityName]?.rows[objectID.key] }
     }
 
@@ -45,7 +48,7 @@ public final class InMemoryStore: PersistentStore {
                 if !id.isTemporaryID { return id }
                 let key = tables[entity.name, default: Table()].nextKey
                 tables[entity.name, default: Table()].nextKey += 1
-                return ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)
+                return ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key)
             }
         }
     }
@@ -55,13 +58,13 @@ public final class InMemoryStore: PersistentStore {
             // Check everything before changing anything.
             var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
-                guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
+                guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
                 let row = tables[update.entity.name]?.rows[update.objectID.key]
                 if row?.version != update.baseVersion {
                     conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion, current: row))
                 }
             }
-            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
                 if let row = tables[delete.entity.name]?.rows[delete.objectID.key], row.version != delete.baseVersion {
                     conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: row))
                 }
@@ -73,8 +76,8 @@ public final class InMemoryStore: PersistentStore {
                     let key = tables[insert.entity.name, default: Table()].nextKey
                     tables[insert.entity.name, default: Table()].nextKey += 1
                     result.permanentIDs[insert.objectID] = ManagedObjectID(
-                        entity: insert.entity, storeIdentifier: identifier, primaryKey: key)
-                } else if insert.objectID.storeIdentifier != identifier {
+                        objectClass: insert.entity.managedObjectClass, storeNumber: storeNumber, key: key)
+                } else if insert.objectID.storeNumber != storeNumber {
                     throw StoreError.objectNotFound(insert.objectID)
                 }
             }
@@ -92,7 +95,7 @@ public final class InMemoryStore: PersistentStore {
                 tables[update.entity.name]!.rows[update.objectID.key] = snapshot
                 result.snapshots[update.objectID] = snapshot
             }
-            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
                 tables[delete.entity.name]?.rows[delete.objectID.key] = nil
             }
             return result

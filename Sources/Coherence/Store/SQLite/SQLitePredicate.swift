@@ -17,16 +17,16 @@ internal import GRDB
 /// the construct.
 struct SQLPredicateCompiler {
     let model: ManagedObjectModel
-    let storeIdentifier: String
+    let storeNumber: UInt32
     /// The entity whose rows the condition filters, aliased `t0`.
     let entity: EntityDescription
     private(set) var arguments: [DatabaseValue] = []
     private var variables: [PredicateExpressions.VariableID: Compiled] = [:]
     private var aliases = 0
 
-    init(model: ManagedObjectModel, storeIdentifier: String, entity: EntityDescription) {
+    init(model: ManagedObjectModel, storeNumber: UInt32, entity: EntityDescription) {
         self.model = model
-        self.storeIdentifier = storeIdentifier
+        self.storeNumber = storeNumber
         self.entity = entity
     }
 
@@ -83,7 +83,7 @@ struct SQLPredicateCompiler {
         case .value(let sql, _): return sql
         case .object(_, let key, _): return key
         case .null: return "NULL"
-        case .objectIDValue(let id): return id.isTemporaryID || id.storeIdentifier != storeIdentifier ? "NULL" : "\(id.key)"
+        case .objectIDValue(let id): return id.isTemporaryID || id.storeNumber != storeNumber ? "NULL" : "\(id.key)"
         case .toMany(_, _, let relationship, _): throw unsupported("the to-many relationship \(relationship.name) used as a value")
         case .sequence: throw unsupported("a collection used as a value")
         }
@@ -205,7 +205,7 @@ struct SQLPredicateCompiler {
         }
         let (id, other) = pair
         guard case .object(let entity, let key, _) = other else { return nil }
-        let matchable = !id.isTemporaryID && id.storeIdentifier == storeIdentifier && id.objectClass == entity.managedObjectClass
+        let matchable = !id.isTemporaryID && id.storeNumber == storeNumber && id.objectClass == entity.managedObjectClass
         guard matchable else { return equal ? "0" : "1" }
         return "(\(key) \(equal ? "IS" : "IS NOT") \(id.key))"
     }
@@ -213,7 +213,7 @@ struct SQLPredicateCompiler {
     /// The store form of a Swift value captured by a predicate.
     func storeValue(of value: Any) throws -> StoreValue {
         if let id = value as? ManagedObjectID {
-            return .integer(id.isTemporaryID || id.storeIdentifier != storeIdentifier ? -1 : id.key)
+            return .integer(id.isTemporaryID || id.storeNumber != storeNumber ? -1 : id.key)
         }
         if case Optional<Any>.none = value as Any? { return .null }
         let mirror = Mirror(reflecting: value)

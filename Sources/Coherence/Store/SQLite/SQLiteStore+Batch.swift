@@ -38,7 +38,7 @@ extension SQLiteStore {
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
                 let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
-                let ids = keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) }
+                let ids = keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) }
                 let derived = try recomputeDerived(parentsBefore, in: db)
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
             }
@@ -52,7 +52,7 @@ extension SQLiteStore {
                 try deleteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
                 changes.updated.formUnion(try recomputeDerived(parents, in: db))
                 changes.updated.subtract(changes.deleted)
-                return StoreBatchResult(affected: keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) },
+                return StoreBatchResult(affected: keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) },
                                         changes: changes)
             }
         }
@@ -76,7 +76,7 @@ extension SQLiteStore {
     private func whereClause(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
                              variable: PredicateExpressions.VariableID?) throws -> (String, StatementArguments) {
         guard let predicate, let variable else { return ("", []) }
-        var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: entity)
+        var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
         let condition = try compiler.condition(for: predicate, variable: variable)
         return (" WHERE \(condition)", StatementArguments(values: compiler.arguments))
     }
@@ -86,9 +86,9 @@ extension SQLiteStore {
     /// throws if a destination remains.
     private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
                             parents: inout [Int: Set<Int64>], in db: Database) throws {
-        let fresh = keys.filter { !changes.deleted.contains(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0)) }
+        let fresh = keys.filter { !changes.deleted.contains(ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0)) }
         guard !fresh.isEmpty else { return }
-        for key in fresh { changes.deleted.insert(ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key)) }
+        for key in fresh { changes.deleted.insert(ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key)) }
         let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
         for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
@@ -100,7 +100,7 @@ extension SQLiteStore {
             for relationship in entity.relationships {
                 guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
                 let destinationKeys = try destinationKeys(of: relationship, owner: entity, ownerKeys: placeholders, arguments: arguments, in: db)
-                let destinationIDs = destinationKeys.map { ManagedObjectID(entity: destination, storeIdentifier: identifier, primaryKey: $0) }
+                let destinationIDs = destinationKeys.map { ManagedObjectID(objectClass: destination.managedObjectClass, storeNumber: storeNumber, key: $0) }
                 switch relationship.deleteRule {
                 case .deny:
                     if destinationIDs.contains(where: { !changes.deleted.contains($0) }) {

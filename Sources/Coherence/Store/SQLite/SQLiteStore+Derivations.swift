@@ -20,7 +20,7 @@ extension SQLiteStore {
         var condition = "t0.\(SQLiteSchema.quote(child.propertyName(at: derivation.inverseIndex))) = \(parent).\(pk)"
         var arguments: [DatabaseValue] = []
         if let expression = derivation.declaration.expression, let variable = derivation.declaration.variable {
-            var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: child)
+            var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: child)
             condition += " AND (\(try compiler.condition(for: expression, variable: variable)))"
             arguments = compiler.arguments
         }
@@ -60,7 +60,7 @@ extension SQLiteStore {
             }
             sql += " RETURNING \(pk)"
             for key in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(values: allArguments)) {
-                changed.insert(ManagedObjectID(entity: parentEntity, storeIdentifier: identifier, primaryKey: key))
+                changed.insert(ManagedObjectID(objectClass: parentEntity.managedObjectClass, storeNumber: storeNumber, key: key))
             }
         }
         return changed

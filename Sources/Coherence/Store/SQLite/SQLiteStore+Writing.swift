@@ -23,7 +23,7 @@ extension SQLiteStore {
             arguments: [count, entity.name])
         guard let last else { throw StoreError.unknownEntity(entity.name) }
         return (last - Int64(count) + 1 ... last).map {
-            ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0)
+            ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0)
         }
     }
 
@@ -54,7 +54,7 @@ extension SQLiteStore {
             var last: (entity: EntityDescription, statement: Statement)?
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
-                guard id.storeIdentifier == identifier else { throw StoreError.objectNotFound(insert.objectID) }
+                guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
                 let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
                 let statement: Statement
                 if let last, last.entity === insert.entity {
@@ -70,7 +70,7 @@ extension SQLiteStore {
             }
             var conflicts: [StoreConflictError.Conflict] = []
             for update in request.updated {
-                guard update.objectID.storeIdentifier == identifier else { throw StoreError.objectNotFound(update.objectID) }
+                guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
                 let values = try remappedForSave(update.values, entity: update.entity, mapping)
                 guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
                                                   expectedVersion: update.baseVersion, in: db) else {
@@ -82,7 +82,7 @@ extension SQLiteStore {
                 result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
                                                              version: version)
             }
-            for delete in request.deleted where delete.objectID.storeIdentifier == identifier {
+            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
                 if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db), current.version != delete.baseVersion {
                     conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
                     continue

@@ -16,6 +16,8 @@ internal import GRDBSQLite
 /// transaction with one statement per changed object (plus join rows).
 public final class SQLiteStore: PersistentStore {
     public let identifier: String
+    /// `identifier`'s number, which this store's object IDs carry.
+    let storeNumber: UInt32
     public var type: String { "SQLite" }
     /// The database file.
     public let url: URL
@@ -64,6 +66,7 @@ public final class SQLiteStore: PersistentStore {
                 try Self.writeModel(model, in: db)
                 return identifier
             }
+            storeNumber = StoreNumbers.number(for: identifier)
             // Derived columns added or changed by the migration start right.
             if migrated { try pool.write { db in try recomputeAllDerived(in: db) } }
         } catch let error as StoreError {
@@ -197,7 +200,7 @@ public final class SQLiteStore: PersistentStore {
                     values.append(.null)
                 case SQLITE_INTEGER:
                     let destination = sqlite3_column_int64(statement, column)
-                    values.append(.objectID(ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: destination)))
+                    values.append(.objectID(ManagedObjectID(objectClass: relationship.destinationType, storeNumber: storeNumber, key: destination)))
                 default:
                     throw StoreError.invalidStoredValue(entity: entity.name, property: relationship.name,
                                                         reason: "a to-one relationship's column holds a row key, found something else")
@@ -205,7 +208,7 @@ public final class SQLiteStore: PersistentStore {
                 column += 1
             }
         }
-        return Snapshot(objectID: ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: key),
+        return Snapshot(objectID: ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key),
                         values: values, version: version)
     }
 
@@ -218,7 +221,7 @@ public final class SQLiteStore: PersistentStore {
     }
 
     public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        guard objectID.storeIdentifier == identifier else { return nil }
+        guard objectID.storeNumber == storeNumber else { return nil }
         let entity = try entity(of: objectID)
         return try read { db in
             guard let snapshot = try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [objectID.key], entity: entity).first
@@ -250,7 +253,7 @@ public final class SQLiteStore: PersistentStore {
                     sql: "SELECT \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(destination) WHERE \(SQLiteSchema.quote(relationship.inverseName)) = ?"),
                     arguments: [objectID.key])
             }
-            return Set(keys.map { ManagedObjectID(objectClass: relationship.destinationType, storeIdentifier: identifier, key: $0) })
+            return Set(keys.map { ManagedObjectID(objectClass: relationship.destinationType, storeNumber: storeNumber, key: $0) })
         }
     }
 
@@ -262,7 +265,7 @@ public final class SQLiteStore: PersistentStore {
         var sql = "FROM \(SQLiteSchema.table(entity)) AS t0"
         var arguments: [DatabaseValue] = []
         if let predicate = request.predicate, let variable = request.variable {
-            var compiler = SQLPredicateCompiler(model: model, storeIdentifier: identifier, entity: entity)
+            var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
             sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
             arguments = compiler.arguments
         }
@@ -294,7 +297,7 @@ public final class SQLiteStore: PersistentStore {
         let entity = request.entity
         return try read { db in
             let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) \(query)", arguments: arguments)
-            return keys.map { ManagedObjectID(entity: entity, storeIdentifier: identifier, primaryKey: $0) }
+            return keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) }
         }
     }
 
@@ -307,7 +310,7 @@ public final class SQLiteStore: PersistentStore {
 
     public func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
         var byEntity: [ObjectIdentifier: (EntityDescription, [Int64])] = [:]
-        for id in objectIDs where id.storeIdentifier == identifier {
+        for id in objectIDs where id.storeNumber == storeNumber {
             let entity = try entity(of: id)
             byEntity[ObjectIdentifier(entity), default: (entity, [])].1.append(id.key)
         }
@@ -327,7 +330,7 @@ public final class SQLiteStore: PersistentStore {
     }
 
     public func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
-        let owners = objectIDs.filter { $0.storeIdentifier == identifier }
+        let owners = objectIDs.filter { $0.storeNumber == storeNumber }
         guard let first = owners.first else { return [:] }
         let ownerEntity = try entity(of: first)
         guard let destination = model.entitiesByName[relationship.destinationEntityName] else {
