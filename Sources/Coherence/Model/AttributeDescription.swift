@@ -16,9 +16,6 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
-    /// Concrete loads and stores for native types (see ``SlotOperations``),
-    /// used before `access` on the paths that run for every value.
-    let operations: SlotOperations?
     /// The byte offset of the wrapper's `storage` inside the object.
     let storageOffset: Int
     /// How the per-row paths read and write the value (see ``SlotKind``).
@@ -27,8 +24,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var valueType: Any.Type { access.valueType }
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
-         access: any AttributeAccess, operations: SlotOperations?, storageOffset: Int, isDerived: Bool = false) {
-        self.operations = operations
+         access: any AttributeAccess, storageOffset: Int, isDerived: Bool = false) {
         self.storageOffset = storageOffset
         slotKind = SlotKind(access.valueType)
         self.isDerived = isDerived
@@ -48,15 +44,13 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     func storeValue(of object: ManagedObject) throws -> StoreValue? {
         let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
         if let value = slotKind.load(at: storage) { return value }
-        if let operations { return operations.load(storage) }
         return try access.storeValue(of: object)
     }
 
     /// Replaces the value in `object`, bypassing change tracking.
     func setStoreValue(_ value: StoreValue, of object: ManagedObject) throws {
         let storage = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
-        if slotKind.store(value, at: storage) { return }
-        if let operations { return try operations.store(value, storage) }
+        if try slotKind.store(value, at: storage) { return }
         try access.setStoreValue(value, of: object)
     }
 }
@@ -212,7 +206,6 @@ extension Attribute: AttributeWrapper {
         return AttributeDescription(
             name: name, index: index, attributeType: codec.attributeType,
             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
-            operations: SlotOperations.make(for: Value.self),
             storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!
         )
     }

@@ -155,7 +155,6 @@ extension Derived: DerivedWrapper {
         let defaultValue = try? slot.storeValue(of: prototype)
         let attribute = AttributeDescription(name: name, index: index, attributeType: codec.attributeType,
                                              isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
-                                             operations: SlotOperations.make(for: Value.self),
                                              storageOffset: offset + MemoryLayout<Derived<Value>>.offset(of: \.storage)!,
                                              isDerived: true)
         return (attribute, wrapper.declaration)

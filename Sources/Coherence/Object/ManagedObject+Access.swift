@@ -177,12 +177,11 @@ extension ManagedObject {
     final func _apply(values: [StoreValue], entity: EntityDescription) {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         for (index, slot) in entity.attributeSlots.enumerated() {
-            if slot.kind.store(values[index], at: base + slot.storageOffset) { continue }
-            let attribute = entity.attributes[index]
             do {
-                try attribute.setStoreValue(values[index], of: self)
+                if try slot.kind.store(values[index], at: base + slot.storageOffset) { continue }
+                try entity.attributes[index].setStoreValue(values[index], of: self)
             } catch {
-                preconditionFailure("Coherence: the store holds a value for \(entity.name).\(attribute.name) that cannot be read: \(error)")
+                preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
             }
         }
         for relationship in entity.relationships {
