@@ -32,6 +32,12 @@ final class RowCache: Sendable {
         state.withLock { $0.entries[id] }
     }
 
+    /// The number of cached snapshots, including those that only the cache
+    /// holds until the next sweep (for tests).
+    var count: Int {
+        state.withLock { $0.entries.count }
+    }
+
     /// Call before reading from the store; pass the result to `insert`.
     func beginRead() -> UInt64 {
         state.withLock { $0.generation }

@@ -1,0 +1,186 @@
+@testable import Coherence
+import Foundation
+import Testing
+
+/// The coordinator's row cache keeps a snapshot while some object holds it:
+/// when a context goes away or is reset, the snapshots only its objects
+/// held leave the cache, and those other contexts' objects hold stay. With
+/// the SQLite store: the in-memory store keeps its rows as the snapshots
+/// themselves, so the cache never holds one alone.
+@Suite("Row cache")
+struct RowCacheTests {
+    static let count = 100
+
+    /// A coordinator on a new SQLite file with `2 × count` servers (named
+    /// "server 000" …), saved by a context that is gone.
+    static func seeded() throws -> PersistentStoreCoordinator {
+        let coordinator = try TestStack.coordinator(.sqlite)
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try writer.performAndWait {
+            for number in 0..<(2 * count) {
+                let server = Server(context: writer)
+                server.name = String(format: "server %03d", number)
+                server.unreadCount = number
+            }
+            try writer.save()
+        }
+        return coordinator
+    }
+
+    /// The servers of the first half (`unreadCount < count`) or the second.
+    static func fetch(firstHalf: Bool, in context: ManagedObjectContext, asFaults: Bool) throws -> [Server] {
+        let limit = count
+        var request = FetchRequest<Server>(predicate: firstHalf ? #Predicate { $0.unreadCount < limit } : #Predicate { $0.unreadCount >= limit },
+                                           sortBy: [SortDescriptor(\.unreadCount)])
+        request.returnsObjectsAsFaults = asFaults
+        return try context.fetch(request)
+    }
+
+    static func store(of coordinator: PersistentStoreCoordinator) throws -> SQLiteStore {
+        try #require(coordinator.persistentStores.first as? SQLiteStore)
+    }
+
+    @Test func theSnapshotsOfASavingContextLeaveWithIt() throws {
+        let coordinator = try TestStack.coordinator(.sqlite)
+        weak var gone: ManagedObjectContext?
+        do {
+            let writer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            gone = writer
+            try writer.performAndWait {
+                for number in 0..<Self.count { Server(context: writer).unreadCount = number }
+                try writer.save()
+            }
+            #expect(coordinator.rowCache.count == Self.count, "a save caches the saved rows")
+        }
+        #expect(gone == nil)
+        #expect(coordinator.rowCache.count == 0)
+    }
+
+    @Test(arguments: [false, true]) func aDeinitializedContextsSnapshotsLeaveTheCache(asFaults: Bool) throws {
+        let coordinator = try Self.seeded()
+        let store = try Self.store(of: coordinator)
+        #expect(coordinator.rowCache.count == 0)
+        let keeper = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let kept = try keeper.performAndWait { try Self.fetch(firstHalf: false, in: keeper, asFaults: asFaults) }
+        let keptIDs = keeper.performAndWait { kept.map(\.objectID) }
+
+        weak var gone: ManagedObjectContext?
+        var goneIDs: [ManagedObjectID] = []
+        do {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            gone = context
+            goneIDs = try context.performAndWait {
+                let servers = try Self.fetch(firstHalf: true, in: context, asFaults: asFaults)
+                #expect(servers.count == Self.count)
+                return servers.map(\.objectID)
+            }
+            #expect(coordinator.rowCache.count == 2 * Self.count)
+            #expect(goneIDs.allSatisfy { coordinator.rowCache[$0] != nil })
+        }
+        #expect(gone == nil, "nothing else holds the context")
+        #expect(coordinator.rowCache.count == Self.count)
+        #expect(goneIDs.allSatisfy { coordinator.rowCache[$0] == nil })
+        #expect(keptIDs.allSatisfy { coordinator.rowCache[$0] != nil }, "the other context's objects hold theirs")
+
+        // A third context finds the kept rows in the cache, and reads the others.
+        let third = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try third.performAndWait {
+            let before = store.queryCount
+            let server = try #require(try third.existingObject(with: keptIDs[0]) as? Server)
+            #expect(server.unreadCount == Self.count)
+            #expect(store.queryCount == before, "from the row cache")
+            let other = try #require(try third.existingObject(with: goneIDs[0]) as? Server)
+            #expect(other.unreadCount == 0)
+            #expect(store.queryCount == before + 1, "read from the store")
+        }
+        keeper.performAndWait { #expect(kept.allSatisfy { $0.name.hasPrefix("server") }) }
+    }
+
+    /// An object the application keeps after its context is gone keeps its
+    /// snapshot, which stays cached.
+    @Test func anObjectKeptAfterItsContextIsGoneKeepsItsSnapshotCached() throws {
+        let coordinator = try Self.seeded()
+        weak var gone: ManagedObjectContext?
+        let (kept, id): (Server, ManagedObjectID)
+        do {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            gone = context
+            (kept, id) = try context.performAndWait {
+                let servers = try Self.fetch(firstHalf: true, in: context, asFaults: false)
+                return (servers[0], servers[0].objectID)
+            }
+        }
+        #expect(gone == nil)
+        #expect(coordinator.rowCache.count == 1)
+        #expect(coordinator.rowCache[id] != nil)
+        withExtendedLifetime(kept) {}
+    }
+
+    // reset(): "All the receiver's managed objects are 'forgotten.'"
+    // (https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/reset()).
+    @Test(arguments: [false, true]) func resetLetsTheSnapshotsGo(asFaults: Bool) throws {
+        let coordinator = try Self.seeded()
+        let keeper = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let kept = try keeper.performAndWait { try Self.fetch(firstHalf: false, in: keeper, asFaults: asFaults) }
+        let keptIDs = keeper.performAndWait { kept.map(\.objectID) }
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let ids = try context.performAndWait {
+            try Self.fetch(firstHalf: true, in: context, asFaults: asFaults).map(\.objectID)
+        }
+        #expect(coordinator.rowCache.count == 2 * Self.count)
+        context.performAndWait { context.reset() }
+        // reset() first evicts the faults only the context holds, then
+        // passes the number of objects still registered to the cache's
+        // sweep: with faults that is none, so their snapshots stay until
+        // the cache doubles. Remove `withKnownIssue` once reset() counts
+        // the evicted faults too.
+        withKnownIssue("reset() does not count the faults it evicts") {
+            #expect(coordinator.rowCache.count == Self.count)
+            #expect(ids.allSatisfy { coordinator.rowCache[$0] == nil })
+        } when: {
+            asFaults
+        }
+        #expect(keptIDs.allSatisfy { coordinator.rowCache[$0] != nil })
+
+        // The context still works: it reads the rows again.
+        try context.performAndWait {
+            let servers = try Self.fetch(firstHalf: true, in: context, asFaults: asFaults)
+            #expect(servers.map(\.unreadCount) == Array(0..<Self.count))
+        }
+        #expect(coordinator.rowCache.count == 2 * Self.count)
+        withExtendedLifetime(kept) {}
+    }
+
+    /// Contexts come and go, each reading other rows: the cache holds what
+    /// the live contexts use, not every row ever read.
+    @Test func theCacheDoesNotGrowWithContextsThatCameAndWent() throws {
+        let coordinator = try TestStack.coordinator(.sqlite)
+        let rows = 3_000
+        let writer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try writer.performAndWait {
+            for number in 0..<rows { Server(context: writer).unreadCount = number }
+            try writer.save()
+            writer.reset()
+        }
+        #expect(coordinator.rowCache.count == 0)
+        let keeper = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let (kept, keptIDs) = try keeper.performAndWait {
+            let servers = try keeper.fetch(FetchRequest<Server>(predicate: #Predicate { $0.unreadCount < 100 }))
+            return (servers, servers.map(\.objectID))
+        }
+        for slice in 1..<(rows / 100) {
+            let low = slice * 100, high = low + 100
+            do {
+                let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+                try context.performAndWait {
+                    let servers = try context.fetch(FetchRequest<Server>(predicate: #Predicate { $0.unreadCount >= low && $0.unreadCount < high }))
+                    #expect(servers.count == 100)
+                }
+                #expect(coordinator.rowCache.count == 200)
+            }
+            #expect(coordinator.rowCache.count == 100, "slice \(slice): the kept rows only")
+        }
+        #expect(keptIDs.allSatisfy { coordinator.rowCache[$0] != nil })
+        withExtendedLifetime(kept) {}
+    }
+}
