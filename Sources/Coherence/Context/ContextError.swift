@@ -4,6 +4,9 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case objectNotFound(ManagedObjectID)
     /// The object is marked for deletion in this context.
     case objectDeleted(ManagedObjectID)
+    /// The object's row is in the store but could not be read (a value the
+    /// attribute's type cannot take, or a store error); `reason` says why.
+    case unreadableObject(ManagedObjectID, reason: String)
     /// The entity has no property with this name.
     case unknownProperty(entity: String, property: String)
     /// The value has the wrong type for the property.
@@ -21,6 +24,8 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(id.entityName) \(id) does not exist in the store"
         case .objectDeleted(let id):
             "\(id.entityName) \(id) is deleted in this context"
+        case .unreadableObject(let id, let reason):
+            "\(id.entityName) \(id) could not be read from the store: \(reason)"
         case .unknownProperty(let entity, let property):
             "\(entity) has no property named \(property)"
         case .typeMismatch(let entity, let property, let expected):

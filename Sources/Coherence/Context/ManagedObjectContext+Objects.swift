@@ -58,10 +58,7 @@ extension ManagedObjectContext {
         if let object = registered[objectID] {
             guard !object.isDeleted else { throw .objectDeleted(objectID) }
             if object.isFault {
-                guard let snapshot = object._snapshot ?? (try? source.snapshot(for: objectID)) else {
-                    throw .objectNotFound(objectID)
-                }
-                object._snapshot = snapshot
+                if object._snapshot == nil { object._snapshot = try committedSnapshot(of: objectID) }
                 _fulfillFault(object)
             }
             return object
@@ -70,10 +67,23 @@ extension ManagedObjectContext {
         guard coordinator.managedObjectModel.entity(for: objectID.objectClass) != nil else {
             throw .entityNotInModel(objectID.entityName)
         }
-        guard let snapshot = try? source.snapshot(for: objectID) else { throw .objectNotFound(objectID) }
-        let object = registerFault(objectID, snapshot: snapshot)
+        let object = registerFault(objectID, snapshot: try committedSnapshot(of: objectID))
         _fulfillFault(object)
         return object
+    }
+
+    /// The committed snapshot of `objectID`, for `existingObject(with:)`.
+    private func committedSnapshot(of objectID: ManagedObjectID) throws(ContextError) -> Snapshot {
+        let snapshot: Snapshot?
+        do {
+            snapshot = try source.snapshot(for: objectID)
+        } catch StoreError.objectNotFound, StoreError.noPersistentStore {
+            throw .objectNotFound(objectID) // its store is not (or no longer) there
+        } catch {
+            throw .unreadableObject(objectID, reason: "\(error)")
+        }
+        guard let snapshot else { throw .objectNotFound(objectID) }
+        return snapshot
     }
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
@@ -119,7 +129,11 @@ extension ManagedObjectContext {
             loadFaultBatch(containing: object)
         }
         if object._snapshot == nil {
-            object._snapshot = try? source.snapshot(for: object.objectID)
+            do {
+                object._snapshot = try source.snapshot(for: object.objectID)
+            } catch {
+                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): its row could not be read: \(error)")
+            }
         }
         guard let snapshot = object._snapshot else {
             preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")

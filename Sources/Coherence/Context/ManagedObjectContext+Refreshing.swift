@@ -149,8 +149,10 @@ extension ManagedObjectContext {
     /// didChangeObjects notification lists them all under `invalidatedAll`.
     public func reset() {
         _assertOnQueue()
+        // Counted before the faults nothing else holds are evicted, so that
+        // their snapshots are swept too.
+        let released = registered.count
         evictUnreferencedFaults()
-        let released: Int
         do {
             let all = Set(registered.objects)
             for object in all {
@@ -161,7 +163,6 @@ extension ManagedObjectContext {
             tracker.removeAll()
             derivations.removeAll()
             tracker.pendingInvalidatedAll = all
-            released = all.count
         }
         processPendingChanges()
         persistentStoreCoordinator?.rowCache.sweep(releasedAbout: released)

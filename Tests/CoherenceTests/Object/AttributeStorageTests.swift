@@ -239,6 +239,39 @@ struct AttributeStorageTests {
         }
     }
 
+    /// Text holding NUL characters and a NaN come back as they were saved,
+    /// read from the file by a new coordinator: SQLite would cut text bound
+    /// as a C string at the first NUL, and store a NaN bound as a number as
+    /// NULL, which a required `Double` cannot read back.
+    @Test(arguments: StoreKind.allCases) func nulCharactersAndNaNSurviveTheStore(store: StoreKind) throws {
+        let url = TestFiles.newURL("nul.sqlite")
+        let description: PersistentStoreDescription = store == .sqlite ? .sqlite(url) : store.makeDescription()
+        let coordinator = try Self.coordinator(description)
+        let writer = Self.newContext(coordinator)
+        let id = try writer.performAndWait {
+            let probe = StorageProbe(context: writer)
+            probe.stamp = Date(timeIntervalSinceReferenceDate: 0)
+            probe.text = "a\0b\0"
+            probe.optionalText = "\0"
+            probe.double = .nan
+            probe.optionalDouble = .nan
+            try writer.save()
+            return probe.objectID
+        }
+        let reader = Self.newContext(store == .sqlite ? try Self.coordinator(.sqlite(url)) : coordinator)
+        try reader.performAndWait {
+            let probe = try #require(try Self.fetchAll(reader, asFaults: false).first)
+            #expect(probe.objectID.primaryKey == id.primaryKey)
+            #expect(Array(probe.text.utf8) == [97, 0, 98, 0])
+            #expect(probe.optionalText.map { Array($0.utf8) } == [0])
+            #expect(probe.double.isNaN)
+            #expect(probe.optionalDouble?.isNaN == true)
+            // Comparisons read the same text: the NUL is part of the value.
+            let matching = try reader.fetch(FetchRequest<StorageProbe>(predicate: #Predicate { $0.text == "a\0b\0" }))
+            #expect(matching.count == 1)
+        }
+    }
+
     /// Each object gets the values of the next set, is saved, and a new
     /// context reads the new values (a save reads updated objects as well
     /// as inserted ones).

@@ -129,17 +129,8 @@ struct RowCacheTests {
         }
         #expect(coordinator.rowCache.count == 2 * Self.count)
         context.performAndWait { context.reset() }
-        // reset() first evicts the faults only the context holds, then
-        // passes the number of objects still registered to the cache's
-        // sweep: with faults that is none, so their snapshots stay until
-        // the cache doubles. Remove `withKnownIssue` once reset() counts
-        // the evicted faults too.
-        withKnownIssue("reset() does not count the faults it evicts") {
-            #expect(coordinator.rowCache.count == Self.count)
-            #expect(ids.allSatisfy { coordinator.rowCache[$0] == nil })
-        } when: {
-            asFaults
-        }
+        #expect(coordinator.rowCache.count == Self.count)
+        #expect(ids.allSatisfy { coordinator.rowCache[$0] == nil })
         #expect(keptIDs.allSatisfy { coordinator.rowCache[$0] != nil })
 
         // The context still works: it reads the rows again.

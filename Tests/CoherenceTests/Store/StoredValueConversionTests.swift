@@ -100,9 +100,14 @@ struct StoredValueConversionTests {
                 }
             }
             #expect(context.registeredObjects.isEmpty)
-            // A lookup by ID reports the object as not found: the store's
-            // error does not fit existingObject(with:)'s ContextError.
-            #expect(throws: ContextError.objectNotFound(id)) { try context.existingObject(with: id) }
+            // A lookup by ID says the row could not be read, and why (not
+            // that the object does not exist).
+            #expect {
+                try context.existingObject(with: id)
+            } throws: { error in
+                guard case ContextError.unreadableObject(let unreadable, let reason) = error else { return false }
+                return unreadable == id && reason.contains("StorageProbe") && reason.contains("int64")
+            }
         }
     }
 
@@ -119,6 +124,7 @@ struct StoredValueConversionTests {
             }
         }
         #expect(result.standardError.contains("StorageProbe"))
+        #expect(result.standardError.contains("could not be read"), "not mistaken for a missing row")
     }
 
     /// A store of the application's own (``PersistentStore`` is public) may

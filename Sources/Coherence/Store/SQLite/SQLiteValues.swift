@@ -94,6 +94,15 @@ extension StoreValue {
             self = .double(sqlite3_column_double(statement, index))
         case (SQLITE_FLOAT, .date), (SQLITE_INTEGER, .date):
             self = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, index)))
+        case (SQLITE_TEXT, .string):
+            // With its length, so that text holding NUL characters is read
+            // whole (GRDB reads text as a C string).
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let bytes = sqlite3_column_text(statement, index) else { self = .string(""); return }
+            self = .string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+        case (SQLITE_TEXT, let type) where (type == .double || type == .float)
+            && String(cString: sqlite3_column_text(statement, index)) == Self.storedNaN:
+            self = .double(.nan)
         default:
             // Text and blobs (and mismatches, which throw): through GRDB's value.
             try self.init(DatabaseValue(sqliteStatement: statement, index: index), type: type)
@@ -110,13 +119,36 @@ extension StoreValue {
         case .null, .toManyFault, .objectIDs: sqlite3_bind_null(statement, index)
         case .bool(let value): sqlite3_bind_int64(statement, index, value ? 1 : 0)
         case .integer(let value): sqlite3_bind_int64(statement, index, value)
+        case .double(let value) where value.isNaN: Self.bindText(Self.storedNaN, to: statement, at: index)
         case .double(let value): sqlite3_bind_double(statement, index, value)
         case .date(let value): sqlite3_bind_double(statement, index, value.timeIntervalSinceReferenceDate)
         case .objectID(let id): sqlite3_bind_int64(statement, index, id.key)
+        case .string(let text): Self.bindText(text, to: statement, at: index)
         default: databaseValue.bind(to: statement, at: index)
         }
     }
+
+    /// How a NaN is stored: SQLite would store a NaN bound as a number as
+    /// NULL, which a required attribute cannot read back.
+    static let storedNaN = "NaN"
+
+    /// Binds `text` with its length in bytes, so that NUL characters in it
+    /// are stored too (GRDB binds strings as C strings, cut at the first NUL).
+    private static func bindText(_ text: String, to statement: SQLiteStatement, at index: CInt) -> CInt {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                // An empty buffer may have no address; SQLite then binds NULL
+                // unless given one, so bind the empty text itself.
+                guard let start = chars.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, sqliteTransient) }
+                return sqlite3_bind_text(statement, index, start, CInt(chars.count), sqliteTransient)
+            }
+        }
+    }
 }
+
+/// SQLite's `SQLITE_TRANSIENT`: SQLite copies the bound bytes at once.
+private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 
 extension Statement {
     /// Binds `values` to the statement's parameters in order, straight
