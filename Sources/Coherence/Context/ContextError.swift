@@ -4,8 +4,9 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case objectNotFound(ManagedObjectID)
     /// The object is marked for deletion in this context.
     case objectDeleted(ManagedObjectID)
-    /// The object's row is in the store but could not be read (a value the
-    /// attribute's type cannot take, or a store error); `reason` says why.
+    /// The store could not read the object's row (it holds a value the
+    /// attribute's type cannot take, or the database failed); `reason` is
+    /// the store's error.
     case unreadableObject(ManagedObjectID, reason: String)
     /// The entity has no property with this name.
     case unknownProperty(entity: String, property: String)

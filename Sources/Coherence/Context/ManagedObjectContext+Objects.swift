@@ -131,6 +131,8 @@ extension ManagedObjectContext {
         if object._snapshot == nil {
             do {
                 object._snapshot = try source.snapshot(for: object.objectID)
+            } catch StoreError.objectNotFound, StoreError.noPersistentStore {
+                // Not in any store: the message below.
             } catch {
                 preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): its row could not be read: \(error)")
             }

@@ -138,6 +138,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object._access.insert(.invalidated)
         }
         registered.removeAll()
+        // What else holds objects lets go first, so that the sweep finds
+        // their snapshots held by nothing (the change tracker, whose setter
+        // schedules work, keeps unsaved objects until the next sweep).
+        faultBatches.removeAll()
+        derivations.removeAll()
         persistentStoreCoordinator?.rowCache.sweep(releasedAbout: released)
     }
 

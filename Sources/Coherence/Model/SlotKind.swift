@@ -23,6 +23,14 @@ struct SlotKind: Sendable {
     /// Whether the attribute's type is an optional of `native`.
     let isOptional: Bool
 
+    /// Whether the attribute is a required `Double` or `Float`, whose NaN
+    /// SQLite stores as NULL (it has no NaN): such a NULL reads back as NaN,
+    /// the only value that can have put it there. An optional attribute's
+    /// NaN reads back as `nil`.
+    var holdsNaNAsNull: Bool {
+        !isOptional && (native == .double || native == .float)
+    }
+
     /// The kind of an attribute whose Swift type is `type`.
     init(_ type: Any.Type) {
         let found = Self.natives[ObjectIdentifier(type)]
@@ -46,27 +54,34 @@ struct SlotKind: Sendable {
         return table
     }()
 
+    /// Runs `operation` with the Swift type of `native`: the one switch
+    /// over the native types, so that each operation is compiled for each.
+    @inline(__always)
+    private static func with<Operation: SlotOperation>(_ native: Native, _ operation: Operation) throws(AttributeDecodingError) -> Operation.Result {
+        switch native {
+        case .bool: try operation.run(Bool.self)
+        case .int: try operation.run(Int.self)
+        case .int16: try operation.run(Int16.self)
+        case .int32: try operation.run(Int32.self)
+        case .int64: try operation.run(Int64.self)
+        case .double: try operation.run(Double.self)
+        case .float: try operation.run(Float.self)
+        case .string: try operation.run(String.self)
+        case .date: try operation.run(Date.self)
+        case .data: try operation.run(Data.self)
+        case .uuid: try operation.run(UUID.self)
+        case .url: try operation.run(URL.self)
+        case .decimal: try operation.run(Decimal.self)
+        }
+    }
+
     /// Replaces the value in `storage` with `value`, decoded; `false`,
     /// changing nothing, for a type that is not native.
     /// - Throws: ``AttributeDecodingError`` when `value` does not decode.
     @inline(__always)
     func store(_ value: StoreValue, at storage: UnsafeMutableRawPointer) throws(AttributeDecodingError) -> Bool {
         guard let native else { return false }
-        switch native {
-        case .bool: try Self.store(Bool.self, value, storage, isOptional)
-        case .int: try Self.store(Int.self, value, storage, isOptional)
-        case .int16: try Self.store(Int16.self, value, storage, isOptional)
-        case .int32: try Self.store(Int32.self, value, storage, isOptional)
-        case .int64: try Self.store(Int64.self, value, storage, isOptional)
-        case .double: try Self.store(Double.self, value, storage, isOptional)
-        case .float: try Self.store(Float.self, value, storage, isOptional)
-        case .string: try Self.store(String.self, value, storage, isOptional)
-        case .date: try Self.store(Date.self, value, storage, isOptional)
-        case .data: try Self.store(Data.self, value, storage, isOptional)
-        case .uuid: try Self.store(UUID.self, value, storage, isOptional)
-        case .url: try Self.store(URL.self, value, storage, isOptional)
-        case .decimal: try Self.store(Decimal.self, value, storage, isOptional)
-        }
+        try Self.with(native, Store(value: value, storage: storage, isOptional: isOptional))
         return true
     }
 
@@ -75,29 +90,31 @@ struct SlotKind: Sendable {
     @inline(__always)
     func load(at storage: UnsafeRawPointer) -> StoreValue?? {
         guard let native else { return nil }
-        let loaded: StoreValue? = switch native {
-        case .bool: Self.load(Bool.self, storage, isOptional)
-        case .int: Self.load(Int.self, storage, isOptional)
-        case .int16: Self.load(Int16.self, storage, isOptional)
-        case .int32: Self.load(Int32.self, storage, isOptional)
-        case .int64: Self.load(Int64.self, storage, isOptional)
-        case .double: Self.load(Double.self, storage, isOptional)
-        case .float: Self.load(Float.self, storage, isOptional)
-        case .string: Self.load(String.self, storage, isOptional)
-        case .date: Self.load(Date.self, storage, isOptional)
-        case .data: Self.load(Data.self, storage, isOptional)
-        case .uuid: Self.load(UUID.self, storage, isOptional)
-        case .url: Self.load(URL.self, storage, isOptional)
-        case .decimal: Self.load(Decimal.self, storage, isOptional)
+        let loaded: StoreValue?
+        do {
+            loaded = try Self.with(native, Load(storage: storage, isOptional: isOptional))
+        } catch {
+            loaded = nil // `Load` throws nothing; `with` is shared with `store`
         }
         return .some(loaded)
     }
+}
 
-    /// Storage is `T?` for a required attribute, `T??` for an optional one;
-    /// the outer `nil` means "never set".
+/// An operation on a slot, run with the attribute's concrete type.
+private protocol SlotOperation {
+    associatedtype Result
+    func run<T: AttributeValue>(_ type: T.Type) throws(AttributeDecodingError) -> Result
+}
+
+/// Storage is `T?` for a required attribute, `T??` for an optional one; the
+/// outer `nil` means "never set".
+private struct Store: SlotOperation {
+    let value: StoreValue
+    let storage: UnsafeMutableRawPointer
+    let isOptional: Bool
+
     @inline(__always)
-    private static func store<T: AttributeValue>(_: T.Type, _ value: StoreValue, _ storage: UnsafeMutableRawPointer,
-                                                 _ isOptional: Bool) throws(AttributeDecodingError) {
+    func run<T: AttributeValue>(_: T.Type) throws(AttributeDecodingError) {
         if !isOptional {
             storage.assumingMemoryBound(to: T?.self).pointee = try T(storeValue: value)
         } else if case .null = value {
@@ -106,9 +123,14 @@ struct SlotKind: Sendable {
             storage.assumingMemoryBound(to: T??.self).pointee = .some(try T(storeValue: value))
         }
     }
+}
+
+private struct Load: SlotOperation {
+    let storage: UnsafeRawPointer
+    let isOptional: Bool
 
     @inline(__always)
-    private static func load<T: AttributeValue>(_: T.Type, _ storage: UnsafeRawPointer, _ isOptional: Bool) -> StoreValue? {
+    func run<T: AttributeValue>(_: T.Type) -> StoreValue? {
         if !isOptional { return storage.assumingMemoryBound(to: T?.self).pointee?.storeValue }
         guard let value = storage.assumingMemoryBound(to: T??.self).pointee else { return nil }
         return value?.storeValue ?? .null

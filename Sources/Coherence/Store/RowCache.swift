@@ -3,10 +3,10 @@
 /// contexts: a fault another context already loaded fires without a query.
 ///
 /// A snapshot stays cached while some object holds it, so the cache does not
-/// grow past what the contexts use: entries are strong references, and a
-/// sweep drops the snapshots that only the cache holds when the cache has
-/// doubled since the last sweep (or a context let many objects go, see
-/// ``sweep(releasedAbout:)``). Weak entries would do the same without
+/// grow past what the contexts use: entries are strong references, a lookup
+/// drops a snapshot only the cache holds, and a sweep drops all of them when
+/// the cache has doubled since the last sweep (or a context let many objects
+/// go, see ``sweep(releasedAbout:)``). Weak entries would do the same without
 /// sweeps, but a weakly referenced object carries a side table (an
 /// allocation per row read, and every retain and release of the snapshot
 /// down the runtime's slow path). Every save and batch request advances a
@@ -28,8 +28,21 @@ final class RowCache: Sendable {
 
     private let state = Locked(State())
 
+    /// The cached snapshot of `id`, if some object still holds it. One that
+    /// only the cache holds is dropped instead (as a weak entry would have
+    /// been): it may be older than the row, which another coordinator or
+    /// process can have changed since nothing here used it.
     subscript(id: ManagedObjectID) -> Snapshot? {
-        state.withLock { $0.entries[id] }
+        var garbage: Snapshot?
+        defer { _ = garbage } // freed after the lock is released
+        return state.withLock { state in
+            guard let index = state.entries.index(forKey: id) else { return nil }
+            if isKnownUniquelyReferenced(&state.entries.values[index]) {
+                garbage = state.entries.remove(at: index).value
+                return nil
+            }
+            return state.entries.values[index]
+        }
     }
 
     /// The number of cached snapshots, including those that only the cache
@@ -122,6 +135,8 @@ final class RowCache: Sendable {
     /// Records a committed change: `changed` rows are forgotten (reads that
     /// began earlier will not cache them), then `saved` snapshots cached.
     func commit(changed: some Sequence<ManagedObjectID>, saved: some Sequence<Snapshot>) {
+        var garbage: [ManagedObjectID: Snapshot] = [:]
+        defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             state.generation += 1
             for id in changed {
@@ -136,6 +151,7 @@ final class RowCache: Sendable {
                 state.floor = state.generation
                 state.changedAt = [:]
             }
+            if state.entries.count >= state.sweepThreshold { garbage = Self.sweep(&state) }
         }
     }
 }

@@ -2,9 +2,8 @@ import Coherence
 import Foundation
 import Testing
 
-/// One attribute of every type that fetches fill and saves read with one
-/// switch (`Int64`, `Int`, `Double`, `Bool`, `String`, `Date` and their
-/// optionals), and a few that take the general path.
+/// Attributes of the native types, most with their optionals, which
+/// fetches fill and saves read with one switch on the type (`SlotKind`).
 final class StorageProbe: ManagedObject {
     @Attribute var int64: Int64 = 0
     @Attribute var optionalInt64: Int64?
@@ -241,8 +240,9 @@ struct AttributeStorageTests {
 
     /// Text holding NUL characters and a NaN come back as they were saved,
     /// read from the file by a new coordinator: SQLite would cut text bound
-    /// as a C string at the first NUL, and store a NaN bound as a number as
-    /// NULL, which a required `Double` cannot read back.
+    /// as a C string at the first NUL. SQLite has no NaN and stores it as
+    /// NULL: a required `Double` reads that back as NaN, an optional one as
+    /// `nil`, as Core Data's SQLite store does.
     @Test(arguments: StoreKind.allCases) func nulCharactersAndNaNSurviveTheStore(store: StoreKind) throws {
         let url = TestFiles.newURL("nul.sqlite")
         let description: PersistentStoreDescription = store == .sqlite ? .sqlite(url) : store.makeDescription()
@@ -265,10 +265,34 @@ struct AttributeStorageTests {
             #expect(Array(probe.text.utf8) == [97, 0, 98, 0])
             #expect(probe.optionalText.map { Array($0.utf8) } == [0])
             #expect(probe.double.isNaN)
-            #expect(probe.optionalDouble?.isNaN == true)
+            if store == .sqlite {
+                #expect(probe.optionalDouble == nil)
+            } else {
+                #expect(probe.optionalDouble?.isNaN == true)
+            }
             // Comparisons read the same text: the NUL is part of the value.
             let matching = try reader.fetch(FetchRequest<StorageProbe>(predicate: #Predicate { $0.text == "a\0b\0" }))
             #expect(matching.count == 1)
+        }
+    }
+
+    /// A batch update binds through the same rules as a save: text with
+    /// NUL characters whole, a NaN as SQLite's NULL, which a required
+    /// `Double` reads back as NaN.
+    @Test(arguments: StoreKind.allCases) func batchUpdatesKeepNulCharactersAndNaN(store: StoreKind) throws {
+        let (coordinator, _) = try Self.seeded(store.makeDescription())
+        let context = Self.newContext(coordinator)
+        try context.performAndWait {
+            let request = BatchUpdateRequest<StorageProbe>(predicate: #Predicate { $0.position == 0 },
+                                                           propertiesToUpdate: ["text": "x\0y", "double": Double.nan])
+            let result = try context.execute(request)
+            #expect(result.count == 1)
+        }
+        let reader = Self.newContext(coordinator)
+        try reader.performAndWait {
+            let probe = try #require(try Self.fetchAll(reader, asFaults: false).first)
+            #expect(Array(probe.text.utf8) == [120, 0, 121])
+            #expect(probe.double.isNaN)
         }
     }
 

@@ -5,9 +5,9 @@ import Testing
 
 /// Stored values that are not in the form Coherence writes them: a column
 /// written by other software, or a store that hands back another form. The
-/// values of the common types (`Int64`, `Int`, `Double`, `Bool`, `String`,
-/// `Date`) are written into objects with one switch on their usual form;
-/// any other form must take the general path, which converts it or fails.
+/// native attribute types are decoded into objects with one switch on the
+/// type; another form must be converted as ``AttributeValue`` converts it,
+/// or fail.
 @Suite("Stored value conversion")
 struct StoredValueConversionTests {
     /// A store file with one probe (``ProbeValues/typical``), saved by a
@@ -129,7 +129,7 @@ struct StoredValueConversionTests {
 
     /// A store of the application's own (``PersistentStore`` is public) may
     /// hand back integers for floating-point and boolean attributes and
-    /// numbers for dates: the general path converts them.
+    /// numbers for dates: they are converted.
     @Test(arguments: [false, true]) func aStoreThatHandsBackOtherFormsIsRead(asFaults: Bool) throws {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try AttributeStorageTests.model())
         let store = LooseFormStore(model: coordinator.managedObjectModel, rewrite: LooseFormStore.numbers)

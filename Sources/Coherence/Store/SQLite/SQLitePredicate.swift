@@ -90,14 +90,9 @@ struct SQLPredicateCompiler {
     }
 
     mutating func bind(_ value: StoreValue) -> String {
-        // GRDB binds text as a C string, cut at the first NUL: text holding
-        // one is bound as its UTF-8 bytes and turned back into text in SQL.
-        if case .string(let text) = value, text.utf8.contains(0) {
-            arguments.append(Data(text.utf8).databaseValue)
-            return "CAST(? AS TEXT)"
-        }
-        arguments.append(value.databaseValue)
-        return "?"
+        let argument = value.sqlArgument
+        arguments.append(argument.value)
+        return argument.placeholder
     }
 
     mutating func bindVariable(_ id: PredicateExpressions.VariableID, to compiled: Compiled) {

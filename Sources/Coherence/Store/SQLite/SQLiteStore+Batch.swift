@@ -30,11 +30,12 @@ extension SQLiteStore {
         case .update(let entity, let predicate, let variable, let values):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
             let version = SQLiteSchema.quote(SQLiteSchema.version)
-            let assignments = ["\(version) = \(version) + 1"] + values.keys.sorted().map {
-                "\(SQLiteSchema.quote(entity.propertyName(at: $0))) = ?"
+            let bound = values.keys.sorted().map { (index: $0, argument: values[$0]!.sqlArgument) }
+            let assignments = ["\(version) = \(version) + 1"] + bound.map {
+                "\(SQLiteSchema.quote(entity.propertyName(at: $0.index))) = \($0.argument.placeholder)"
             }
             let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
-            let allArguments = StatementArguments(values: values.keys.sorted().map { values[$0]!.databaseValue }) + arguments
+            let allArguments = StatementArguments(values: bound.map(\.argument.value)) + arguments
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
                 let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)

@@ -185,7 +185,12 @@ public final class SQLiteStore: PersistentStore {
         var column = first + 2
         for (index, slot) in entity.attributeSlots.enumerated() {
             do {
-                values.append(try StoreValue(sqliteStatement: statement, index: column, type: slot.attributeType))
+                let value = try StoreValue(sqliteStatement: statement, index: column, type: slot.attributeType)
+                if case .null = value, slot.kind.holdsNaNAsNull {
+                    values.append(.double(.nan))
+                } else {
+                    values.append(value)
+                }
             } catch {
                 throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
             }

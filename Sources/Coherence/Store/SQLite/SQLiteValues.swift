@@ -97,12 +97,9 @@ extension StoreValue {
         case (SQLITE_TEXT, .string):
             // With its length, so that text holding NUL characters is read
             // whole (GRDB reads text as a C string).
-            let count = Int(sqlite3_column_bytes(statement, index))
             guard let bytes = sqlite3_column_text(statement, index) else { self = .string(""); return }
+            let count = Int(sqlite3_column_bytes(statement, index))
             self = .string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-        case (SQLITE_TEXT, let type) where (type == .double || type == .float)
-            && String(cString: sqlite3_column_text(statement, index)) == Self.storedNaN:
-            self = .double(.nan)
         default:
             // Text and blobs (and mismatches, which throw): through GRDB's value.
             try self.init(DatabaseValue(sqliteStatement: statement, index: index), type: type)
@@ -119,7 +116,6 @@ extension StoreValue {
         case .null, .toManyFault, .objectIDs: sqlite3_bind_null(statement, index)
         case .bool(let value): sqlite3_bind_int64(statement, index, value ? 1 : 0)
         case .integer(let value): sqlite3_bind_int64(statement, index, value)
-        case .double(let value) where value.isNaN: Self.bindText(Self.storedNaN, to: statement, at: index)
         case .double(let value): sqlite3_bind_double(statement, index, value)
         case .date(let value): sqlite3_bind_double(statement, index, value.timeIntervalSinceReferenceDate)
         case .objectID(let id): sqlite3_bind_int64(statement, index, id.key)
@@ -127,10 +123,6 @@ extension StoreValue {
         default: databaseValue.bind(to: statement, at: index)
         }
     }
-
-    /// How a NaN is stored: SQLite would store a NaN bound as a number as
-    /// NULL, which a required attribute cannot read back.
-    static let storedNaN = "NaN"
 
     /// Binds `text` with its length in bytes, so that NUL characters in it
     /// are stored too (GRDB binds strings as C strings, cut at the first NUL).
@@ -144,6 +136,20 @@ extension StoreValue {
                 return sqlite3_bind_text(statement, index, start, CInt(chars.count), sqliteTransient)
             }
         }
+    }
+}
+
+extension StoreValue {
+    /// The SQL placeholder and GRDB argument that bind this value whole, for
+    /// statements bound through GRDB (predicates, batch updates): text
+    /// holding a NUL character is bound as its UTF-8 bytes and turned back
+    /// into text in SQL, since GRDB binds text as a C string, cut at the
+    /// first NUL.
+    var sqlArgument: (placeholder: String, value: DatabaseValue) {
+        if case .string(let text) = self, text.utf8.contains(0) {
+            return ("CAST(? AS TEXT)", Data(text.utf8).databaseValue)
+        }
+        return ("?", databaseValue)
     }
 }
 
