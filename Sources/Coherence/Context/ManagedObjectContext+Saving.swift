@@ -295,11 +295,16 @@ extension ManagedObjectContext {
     /// Checks required attributes, deny rules and cross-context relationships.
     private func validateForSave() throws {
         var errors: [ValidationError] = []
-        for object in tracker.inserted.union(tracker.changedObjects) where !object.isDeleted && object._contextRef === self {
+        // The inserted objects, then the changed ones not inserted (without
+        // building their union: a save of many inserts hashes each once).
+        let candidates = [Array(tracker.inserted), tracker.changedObjects.filter { !$0.isInserted }].joined()
+        for object in candidates where !object.isDeleted && object._contextRef === self {
             guard let entity = object._entity else { continue }
-            for attribute in entity.attributes {
+            for (index, attribute) in entity.attributes.enumerated() {
                 do {
-                    if try attribute.storeValue(of: object) == nil {
+                    if let isSet = entity.attributeSlots[index].isSet(in: object) {
+                        if !isSet { errors.append(.missingValue(entity: entity.name, property: attribute.name)) }
+                    } else if try attribute.storeValue(of: object) == nil {
                         errors.append(.missingValue(entity: entity.name, property: attribute.name))
                     }
                 } catch {

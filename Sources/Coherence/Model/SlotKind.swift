@@ -57,7 +57,7 @@ struct SlotKind: Sendable {
     /// Runs `operation` with the Swift type of `native`: the one switch
     /// over the native types, so that each operation is compiled for each.
     @inline(__always)
-    private static func with<Operation: SlotOperation>(_ native: Native, _ operation: Operation) throws(AttributeDecodingError) -> Operation.Result {
+    fileprivate static func with<Operation: SlotOperation>(_ native: Native, _ operation: Operation) throws(AttributeDecodingError) -> Operation.Result {
         switch native {
         case .bool: try operation.run(Bool.self)
         case .int: try operation.run(Int.self)
@@ -100,6 +100,21 @@ struct SlotKind: Sendable {
     }
 }
 
+extension AttributeSlotEntry {
+    /// Whether the attribute has a value in `object` (a required attribute
+    /// declared without an initial value has none until set), without
+    /// building its store form; `nil` for a type that is not native.
+    func isSet(in object: ManagedObject) -> Bool? {
+        guard let native = kind.native else { return nil }
+        let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
+        do {
+            return try SlotKind.with(native, IsSet(storage: storage, isOptional: kind.isOptional))
+        } catch {
+            return nil // `IsSet` throws nothing; `with` is shared with `store`
+        }
+    }
+}
+
 /// An operation on a slot, run with the attribute's concrete type.
 private protocol SlotOperation {
     associatedtype Result
@@ -122,6 +137,16 @@ private struct Store: SlotOperation {
         } else {
             storage.assumingMemoryBound(to: T??.self).pointee = .some(try T(storeValue: value))
         }
+    }
+}
+
+private struct IsSet: SlotOperation {
+    let storage: UnsafeRawPointer
+    let isOptional: Bool
+
+    @inline(__always)
+    func run<T: AttributeValue>(_: T.Type) -> Bool {
+        isOptional ? storage.assumingMemoryBound(to: T??.self).pointee != nil : storage.assumingMemoryBound(to: T?.self).pointee != nil
     }
 }
 
