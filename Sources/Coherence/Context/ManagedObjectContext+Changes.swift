@@ -101,7 +101,7 @@ extension ManagedObjectContext {
     private func removeInverse(of relationship: RelationshipDescription, from target: ManagedObject, pointingTo sourceID: ManagedObjectID) {
         guard target._contextRef === self else { return }
         if target.isFault {
-            guard target._snapshot ?? (try? source.snapshot(for: target.objectID)) != nil else { return }
+            guard faultIsInStore(target) else { return }
             _fulfillFault(target)
         }
         guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
@@ -179,7 +179,7 @@ extension ManagedObjectContext {
             switch relationship.deleteRule {
             case .cascade:
                 for target in targets where target._contextRef === self {
-                    if target.isFault, target._snapshot ?? (try? source.snapshot(for: target.objectID)) == nil { continue }
+                    if target.isFault, !faultIsInStore(target) { continue }
                     if target.isFault { _fulfillFault(target) }
                     markDeleted(target)
                 }

@@ -140,7 +140,7 @@ extension ManagedObjectContext {
         guard let parent = registered[parentID] ?? (parentID.isTemporaryID ? nil : object(with: parentID)),
               parent._contextRef === self, !parent.isDeleted else { return }
         if parent.isFault {
-            guard parent._snapshot != nil || (try? source.snapshot(for: parentID)) != nil else { return }
+            guard faultIsInStore(parent) else { return }
             _fulfillFault(parent)
         }
         guard let entity = parent._entity else { return }

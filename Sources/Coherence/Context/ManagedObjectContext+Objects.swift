@@ -86,6 +86,13 @@ extension ManagedObjectContext {
         return snapshot
     }
 
+    /// Whether the fault `object` has a row in the store, which it keeps as
+    /// its snapshot (so that firing it reads nothing again).
+    func faultIsInStore(_ object: ManagedObject) -> Bool {
+        if object._snapshot == nil { object._snapshot = try? source.snapshot(for: object.objectID) }
+        return object._snapshot != nil
+    }
+
     /// Registers a fault for `objectID`, optionally with its snapshot.
     func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
         let entity = known ?? entity(for: objectID.objectClass)

@@ -138,10 +138,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             object._access.insert(.invalidated)
         }
         registered.removeAll()
-        // What else holds objects lets go first, so that the sweep finds
-        // their snapshots held by nothing (the change tracker, whose setter
-        // schedules work, keeps unsaved objects until the next sweep).
-        faultBatches.removeAll()
+        // The derivations let go of the objects they hold first, so that the
+        // sweep finds their snapshots held by nothing (the change tracker,
+        // whose setter schedules work, keeps unsaved objects until the next
+        // sweep).
         derivations.removeAll()
         persistentStoreCoordinator?.rowCache.sweep(releasedAbout: released)
     }
@@ -292,7 +292,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if object.isFault {
             // A fault whose row another context deleted is already gone
             // (Core Data's shouldDeleteInaccessibleFaults, on by default).
-            guard object._snapshot ?? (try? source.snapshot(for: object.objectID)) != nil else { return }
+            guard faultIsInStore(object) else { return }
             _fulfillFault(object)
         }
         markDeleted(object)

@@ -24,9 +24,10 @@ struct SlotKind: Sendable {
     let isOptional: Bool
 
     /// Whether the attribute is a required `Double` or `Float`, whose NaN
-    /// SQLite stores as NULL (it has no NaN): such a NULL reads back as NaN,
-    /// the only value that can have put it there. An optional attribute's
-    /// NaN reads back as `nil`.
+    /// SQLite stores as NULL (it has no NaN): a NULL there reads back as NaN
+    /// rather than as a value the attribute cannot take (a NULL written by
+    /// SQL, such as the minimum of no children, reads as NaN too). An
+    /// optional attribute's NaN reads back as `nil`.
     var holdsNaNAsNull: Bool {
         !isOptional && (native == .double || native == .float)
     }

@@ -242,7 +242,7 @@ struct AttributeStorageTests {
     /// read from the file by a new coordinator: SQLite would cut text bound
     /// as a C string at the first NUL. SQLite has no NaN and stores it as
     /// NULL: a required `Double` reads that back as NaN, an optional one as
-    /// `nil`, as Core Data's SQLite store does.
+    /// `nil`.
     @Test(arguments: StoreKind.allCases) func nulCharactersAndNaNSurviveTheStore(store: StoreKind) throws {
         let url = TestFiles.newURL("nul.sqlite")
         let description: PersistentStoreDescription = store == .sqlite ? .sqlite(url) : store.makeDescription()

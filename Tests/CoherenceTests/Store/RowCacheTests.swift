@@ -183,8 +183,8 @@ struct RowCacheTests {
 
     /// A row nothing holds any more is read again, not served from the
     /// cache: another coordinator (another process, in real use) may have
-    /// changed it meanwhile. As a weak entry, Core Data's row cache keeps a
-    /// row only while objects use it.
+    /// changed it meanwhile. The cache keeps a row only while objects use
+    /// it.
     @Test func aRowNothingHoldsIsReadAgain() throws {
         let url = TestFiles.newURL("stale.sqlite")
         let model = try TestStack.model()
@@ -224,5 +224,25 @@ struct RowCacheTests {
             #expect(server?.name == "v2")
         }
         #expect(keeper.performAndWait { kept.count } == 10)
+    }
+
+    /// Deleting a fault reads its row once: the read that finds the row
+    /// still there gives the fault its values (the cache would not keep a
+    /// row nothing holds for the second look).
+    @Test func deletingAFaultReadsItsRowOnce() throws {
+        let coordinator = try Self.seeded()
+        let store = try Self.store(of: coordinator)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let ids = try reader.performAndWait { try reader.fetch(FetchRequest<Server>()).prefix(3).map(\.objectID) }
+        reader.performAndWait { reader.reset() }
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let faults = ids.map { context.object(with: $0) }
+            let before = store.queryCount
+            for fault in faults { context.delete(fault) }
+            #expect(store.queryCount - before == faults.count)
+            #expect(faults.allSatisfy { $0.isDeleted && !$0.isFault })
+            try context.save()
+        }
     }
 }

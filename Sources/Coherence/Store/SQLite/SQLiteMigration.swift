@@ -137,7 +137,8 @@ struct SQLiteMigration {
                 }
                 steps.append { db in
                     try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(attribute.name)) \(attribute.attributeType.sqlType)")
-                    try db.execute(sql: "UPDATE \(table) SET \(SQLiteSchema.quote(attribute.name)) = ?", arguments: [defaultValue.databaseValue])
+                    let argument = defaultValue.sqlArgument
+                    try db.execute(sql: "UPDATE \(table) SET \(SQLiteSchema.quote(attribute.name)) = \(argument.placeholder)", arguments: [argument.value])
                 }
             }
         }
