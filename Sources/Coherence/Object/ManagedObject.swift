@@ -33,18 +33,21 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     // The object's bookkeeping is touched only on its context's queue, by
     // Coherence, in calls that never overlap; `@exclusivity(unchecked)`
     // spares every property access a run-time exclusivity check.
+    // Declared in this order so that the three one-byte fields fill the
+    // padding after the 21-byte optional ID: every object is 16 bytes
+    // smaller than with them spread out.
     @exclusivity(unchecked) final var _id: ManagedObjectID?
+    @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []
+    @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
+    /// The context's change lists the object is in.
+    @exclusivity(unchecked) final var _listed: TrackerLists = []
     /// The owning context. Cleared by the context when it unregisters the
     /// object or is deinitialized, so it never dangles.
     @exclusivity(unchecked) final unowned(unsafe) var _contextRef: ManagedObjectContext?
     @exclusivity(unchecked) final var _entity: EntityDescription?
     /// The last committed values, shared with the store's row cache.
     @exclusivity(unchecked) final var _snapshot: Snapshot?
-    @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []
-    @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
     @exclusivity(unchecked) final var _tracking: ObjectTracking?
-    /// The context's change lists the object is in.
-    @exclusivity(unchecked) final var _listed: TrackerLists = []
     /// Created on the first property read: objects never read carry none.
     @exclusivity(unchecked) @usableFromInline final var _observation: ObservationBox?
 
