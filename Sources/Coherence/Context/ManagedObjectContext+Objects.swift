@@ -72,7 +72,8 @@ extension ManagedObjectContext {
         return object
     }
 
-    /// The committed snapshot of `objectID`, for `existingObject(with:)`.
+    /// The committed snapshot of `objectID`: `.objectNotFound` when no store
+    /// holds it, `.unreadableObject` when its store could not read it.
     private func committedSnapshot(of objectID: ManagedObjectID) throws(ContextError) -> Snapshot {
         let snapshot: Snapshot?
         do {
@@ -87,10 +88,18 @@ extension ManagedObjectContext {
     }
 
     /// Whether the fault `object` has a row in the store, which it keeps as
-    /// its snapshot (so that firing it reads nothing again).
+    /// its snapshot (so that firing it reads nothing again). A row that
+    /// cannot be read stops the program, as firing the fault would.
     func faultIsInStore(_ object: ManagedObject) -> Bool {
-        if object._snapshot == nil { object._snapshot = try? source.snapshot(for: object.objectID) }
-        return object._snapshot != nil
+        guard object._snapshot == nil else { return true }
+        do {
+            object._snapshot = try committedSnapshot(of: object.objectID)
+            return true
+        } catch .objectNotFound {
+            return false
+        } catch {
+            preconditionFailure("Coherence could not read \(type(of: object).entityName) \(object.objectID): \(error)")
+        }
     }
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
@@ -137,16 +146,16 @@ extension ManagedObjectContext {
         }
         if object._snapshot == nil {
             do {
-                object._snapshot = try source.snapshot(for: object.objectID)
-            } catch StoreError.objectNotFound, StoreError.noPersistentStore {
-                // Not in any store: the message below.
+                object._snapshot = try committedSnapshot(of: object.objectID)
+            } catch .objectNotFound {
+                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
             } catch {
-                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): its row could not be read: \(error)")
+                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): \(error)")
             }
         }
-        guard let snapshot = object._snapshot else {
-            preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
-        }
+        guard let snapshot = object._snapshot else { return }
+        // A fault of a batched fetch that got its row another way.
+        if !faultBatches.isEmpty { faultBatches.forget(object) }
         object._access.remove(.fault)
         object._apply(values: snapshot.values, entity: entity)
         derivationLoaded(object)
@@ -170,7 +179,7 @@ extension ManagedObjectContext {
     /// The committed snapshot of an object that has none attached.
     func _committedSnapshot(of object: ManagedObject) -> Snapshot? {
         guard let id = object._id, !id.isTemporaryID else { return nil }
-        return try? source.snapshot(for: id)
+        return try? committedSnapshot(of: id)
     }
 
     /// Takes an object out of the context for good: it keeps its last values

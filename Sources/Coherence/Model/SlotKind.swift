@@ -58,7 +58,7 @@ struct SlotKind: Sendable {
     /// Runs `operation` with the Swift type of `native`: the one switch
     /// over the native types, so that each operation is compiled for each.
     @inline(__always)
-    fileprivate static func with<Operation: SlotOperation>(_ native: Native, _ operation: Operation) throws(AttributeDecodingError) -> Operation.Result {
+    fileprivate static func with<Operation: SlotOperation>(_ native: Native, _ operation: Operation) throws(Operation.Failure) -> Operation.Result {
         switch native {
         case .bool: try operation.run(Bool.self)
         case .int: try operation.run(Int.self)
@@ -91,13 +91,7 @@ struct SlotKind: Sendable {
     @inline(__always)
     func load(at storage: UnsafeRawPointer) -> StoreValue?? {
         guard let native else { return nil }
-        let loaded: StoreValue?
-        do {
-            loaded = try Self.with(native, Load(storage: storage, isOptional: isOptional))
-        } catch {
-            loaded = nil // `Load` throws nothing; `with` is shared with `store`
-        }
-        return .some(loaded)
+        return .some(Self.with(native, Load(storage: storage, isOptional: isOptional)))
     }
 }
 
@@ -108,23 +102,22 @@ extension AttributeSlotEntry {
     func isSet(in object: ManagedObject) -> Bool? {
         guard let native = kind.native else { return nil }
         let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
-        do {
-            return try SlotKind.with(native, IsSet(storage: storage, isOptional: kind.isOptional))
-        } catch {
-            return nil // `IsSet` throws nothing; `with` is shared with `store`
-        }
+        return SlotKind.with(native, IsSet(storage: storage, isOptional: kind.isOptional))
     }
 }
 
 /// An operation on a slot, run with the attribute's concrete type.
 private protocol SlotOperation {
     associatedtype Result
-    func run<T: AttributeValue>(_ type: T.Type) throws(AttributeDecodingError) -> Result
+    /// `Never` for the operations that cannot fail.
+    associatedtype Failure: Error
+    func run<T: AttributeValue>(_ type: T.Type) throws(Failure) -> Result
 }
 
 /// Storage is `T?` for a required attribute, `T??` for an optional one; the
 /// outer `nil` means "never set".
 private struct Store: SlotOperation {
+    typealias Failure = AttributeDecodingError
     let value: StoreValue
     let storage: UnsafeMutableRawPointer
     let isOptional: Bool
@@ -142,6 +135,7 @@ private struct Store: SlotOperation {
 }
 
 private struct IsSet: SlotOperation {
+    typealias Failure = Never
     let storage: UnsafeRawPointer
     let isOptional: Bool
 
@@ -152,6 +146,7 @@ private struct IsSet: SlotOperation {
 }
 
 private struct Load: SlotOperation {
+    typealias Failure = Never
     let storage: UnsafeRawPointer
     let isOptional: Bool
 

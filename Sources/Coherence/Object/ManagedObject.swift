@@ -34,7 +34,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     // Coherence, in calls that never overlap; `@exclusivity(unchecked)`
     // spares every property access a run-time exclusivity check.
     // Declared in this order so that the three one-byte fields fill the
-    // padding after the 21-byte optional ID: every object is 16 bytes
+    // padding after the 20-byte optional ID: every object is 16 bytes
     // smaller than with them spread out.
     @exclusivity(unchecked) final var _id: ManagedObjectID?
     @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []

@@ -245,4 +245,21 @@ struct RowCacheTests {
             try context.save()
         }
     }
+
+    /// Faults of a batched fetch that get their rows another way (deleting
+    /// them reads each row) leave the batch bookkeeping, as those whose
+    /// batch was loaded do.
+    @Test func batchedFaultsLoadedByADeletionAreForgotten() throws {
+        let coordinator = try Self.seeded()
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            var request = FetchRequest<Server>(predicate: #Predicate { $0.unreadCount < 5 }, sortBy: [SortDescriptor(\.unreadCount)])
+            request.fetchBatchSize = 5
+            let faults = try context.fetch(request)
+            try #require(faults.count == 5 && faults.allSatisfy(\.isFault))
+            #expect(!context.faultBatches.isEmpty)
+            for fault in faults { context.delete(fault) }
+            #expect(context.faultBatches.isEmpty)
+        }
+    }
 }

@@ -127,6 +127,22 @@ struct StoredValueConversionTests {
         #expect(result.standardError.contains("could not be read"), "not mistaken for a missing row")
     }
 
+    /// Deleting a fault whose row cannot be read stops the program, naming
+    /// the entity, as firing it would: it is not taken for a row another
+    /// context deleted (which a deletion skips).
+    @Test func deletingAFaultWhoseRowCannotBeReadTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let (url, id) = try StoredValueConversionTests.seededFile()
+            try StoredValueConversionTests.execute("UPDATE StorageProbe SET int64 = 'not a number' WHERE Z_PK = ?", in: url, key: id.primaryKey!)
+            let context = try StoredValueConversionTests.context(url)
+            context.performAndWait {
+                context.delete(context.object(with: id))
+            }
+        }
+        #expect(result.standardError.contains("StorageProbe"))
+        #expect(result.standardError.contains("int64"))
+    }
+
     /// A store of the application's own (``PersistentStore`` is public) may
     /// hand back integers for floating-point and boolean attributes and
     /// numbers for dates: they are converted.

@@ -100,8 +100,8 @@ enum SQLiteSchema {
 
     /// The name of a fetch index (``ManagedObject/indexes``):
     /// `ZFETCHINDEX Entity(a,b)`. No other name Coherence gives starts so,
-    /// and entity and attribute names cannot hold a space, a parenthesis or
-    /// a comma, so no two indexes share a name.
+    /// and attribute names (Swift identifiers) cannot hold a parenthesis or
+    /// a comma, so no two indexes of one entity share a name.
     static func fetchIndexName(_ entity: String, _ attributes: [String]) -> String {
         "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))"
     }
@@ -127,9 +127,8 @@ enum SQLiteSchema {
     static func createFetchIndexes(_ model: ManagedObjectModel, in db: Database) throws {
         for entity in model.entities {
             for attributes in entity.indexes {
-                let columns = attributes.compactMap { name in
-                    entity.attributes.first { $0.name == name }.map { orderedColumn($0, strings: .comparable) }
-                }
+                // The model checked that each name is an attribute.
+                let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable) } }
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }
         }
