@@ -147,6 +147,10 @@ extension ManagedObject {
         if let relationship = entity.relationship(at: index) {
             return relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany)
         }
+        let slot = entity.attributeSlots[index]
+        if let value = slot.kind.load(at: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) + slot.storageOffset) {
+            return value
+        }
         return try? entity.attributes[index].storeValue(of: self)
     }
 
@@ -213,10 +217,21 @@ extension ManagedObject {
 
     /// Registers a read of the property `keyPath` with Observation. Inlinable,
     /// so that the registrar's generic `access` is specialized for the entity.
+    /// An object gets its registrar on its first read inside
+    /// `withObservationTracking` (or on any read where Coherence cannot tell,
+    /// see ``ObservationScope``); until then its writes notify nobody, as no
+    /// observer can have registered.
     @inlinable
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         if _access.contains(.prototype) { return }
-        let box = _observation ?? _makeObservation()
+        let box: ObservationBox
+        if let existing = _observation {
+            box = existing
+        } else {
+            // No registrar yet: a read outside withObservationTracking needs none.
+            guard ObservationScope.mayBeTracking else { return }
+            box = _makeObservation()
+        }
         box.registrar.access(object, keyPath: keyPath)
         box.registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
     }

@@ -1,0 +1,72 @@
+import Foundation
+import Observation
+
+/// Whether the current thread is inside `withObservationTracking` (SwiftUI's
+/// view updates, `Observations`), so that objects read outside it need no
+/// `ObservationRegistrar`.
+///
+/// Observation decides this with a thread-local pointer that its public API
+/// does not expose: `ObservationRegistrar.access` reads it through the
+/// runtime function `_swift_observation_tls_get`, which the Observation
+/// library does not export. On Linux, Coherence finds that function in the
+/// symbol table of the library file the process loaded (``ELFSymbols``),
+/// beside an exported function whose address `dlsym` gives, and uses it only
+/// after checking, once, that it behaves as `access` relies on: the same
+/// pointer (`nil` outside any scope) before and after a
+/// `withObservationTracking` call, another, non-`nil` one inside it. Where it
+/// cannot be found or fails that check (another platform, a standard library
+/// linked statically, a stripped library, a changed runtime),
+/// ``mayBeTracking`` is always `true` and every read goes through a
+/// registrar, as before: slower, never wrong.
+///
+/// Why it matters: a registrar costs two allocations on an object's first
+/// read, each read two calls into it, and each write of an object that has
+/// one two locked look-ups, observed or not. Fetching and changing objects
+/// that nobody observes spent a quarter of their time there.
+@usableFromInline
+enum ObservationScope {
+    private typealias Getter = @convention(c) () -> UnsafeMutableRawPointer?
+
+    /// The checked getter of Observation's thread-local tracking pointer.
+    private static let getter: Getter? = {
+        guard let getter = findGetter() else { return nil }
+        let outside = getter()
+        let inside = withObservationTracking({ getter() }, onChange: {})
+        guard let inside, inside != outside, getter() == outside else { return nil }
+        return getter
+    }()
+
+    /// Whether the current thread may be inside `withObservationTracking`:
+    /// `true` when it is, and whenever Coherence cannot tell.
+    @usableFromInline
+    static var mayBeTracking: Bool {
+        guard let getter else { return true }
+        return getter() != nil
+    }
+
+    /// Whether Coherence can tell (it found and checked Observation's
+    /// function); for tests.
+    static var canTell: Bool { getter != nil }
+
+    /// `_swift_observation_tls_get` in the loaded Observation library.
+    private static func findGetter() -> Getter? {
+        #if os(Linux)
+        let wanted = "_swift_observation_tls_get"
+        let anchorName = "$s11Observation0A9RegistrarVACycfC" // ObservationRegistrar.init(), exported
+        // Read to the end: /proc files report no size, and a read sized by it stops early.
+        guard let mapsData = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd(),
+              let path = String(decoding: mapsData, as: UTF8.self).split(separator: "\n").lazy.compactMap({ line in
+                  line.firstIndex(of: "/").map { String(line[$0...]) }
+              }).first(where: { $0.hasSuffix("/libswiftObservation.so") }),
+              let library = dlopen(path, RTLD_NOW | RTLD_NOLOAD) else { return nil }
+        defer { dlclose(library) }
+        guard let anchor = dlsym(library, anchorName),
+              let values = ELFSymbols(path: path)?.values(of: [wanted, anchorName]),
+              let anchorValue = values[anchorName], let value = values[wanted] else { return nil }
+        let address = anchor.advanced(by: Int(truncatingIfNeeded: value &- anchorValue))
+        return unsafeBitCast(address, to: Getter.self)
+        #else
+        return nil
+        #endif
+    }
+}
