@@ -10,8 +10,10 @@ import Observation
 /// runtime function `_swift_observation_tls_get`, which the Observation
 /// library does not export. On Linux, Coherence finds that function in the
 /// symbol table of the library file the process loaded (``ELFSymbols``),
-/// beside an exported function whose address `dlsym` gives, and uses it only
-/// after checking, once, that it behaves as `access` relies on: the same
+/// beside an exported function whose address `dlsym` gives. Before calling
+/// it, it checks that the code at both addresses is the code the file holds
+/// for them; then it uses it only after checking, once, that it behaves as
+/// `access` relies on: the same
 /// pointer (`nil` outside any scope) before and after a
 /// `withObservationTracking` call, another, non-`nil` one inside it. Where it
 /// cannot be found or fails that check (another platform, a standard library
@@ -61,9 +63,17 @@ enum ObservationScope {
               let library = dlopen(path, RTLD_NOW | RTLD_NOLOAD) else { return nil }
         defer { dlclose(library) }
         guard let anchor = dlsym(library, anchorName),
-              let values = ELFSymbols(path: path)?.values(of: [wanted, anchorName]),
-              let anchorValue = values[anchorName], let value = values[wanted] else { return nil }
-        let address = anchor.advanced(by: Int(truncatingIfNeeded: value &- anchorValue))
+              let functions = ELFSymbols(path: path)?.functions(named: [wanted, anchorName]),
+              let anchorFunction = functions[anchorName], let function = functions[wanted],
+              !anchorFunction.code.isEmpty, !function.code.isEmpty else { return nil }
+        let address = UnsafeRawPointer(anchor).advanced(by: Int(truncatingIfNeeded: function.value &- anchorFunction.value))
+        // Call nothing until the code the process runs is the code the file
+        // holds, for both functions: the file could have been replaced since
+        // it was loaded. (Shared libraries' code has no relocations.)
+        func runs(_ code: Data, at address: UnsafeRawPointer) -> Bool {
+            code.elementsEqual(UnsafeRawBufferPointer(start: address, count: code.count))
+        }
+        guard runs(anchorFunction.code, at: UnsafeRawPointer(anchor)), runs(function.code, at: address) else { return nil }
         return unsafeBitCast(address, to: Getter.self)
         #else
         return nil
