@@ -49,9 +49,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.attributes = attributes
         self.relationships = relationships
         precondition(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
-        attributeSlots = attributes.map {
-            AttributeSlotEntry(kind: $0.slotKind, attributeType: $0.attributeType, storageOffset: $0.storageOffset)
-        }
+        attributeSlots = attributes.map(AttributeSlotEntry.init)
         indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }

@@ -23,15 +23,6 @@ struct SlotKind: Sendable {
     /// Whether the attribute's type is an optional of `native`.
     let isOptional: Bool
 
-    /// Whether the attribute is a required `Double` or `Float`, whose NaN
-    /// SQLite stores as NULL (it has no NaN): a NULL there reads back as NaN
-    /// rather than as a value the attribute cannot take (a NULL written by
-    /// SQL, such as the minimum of no children, reads as NaN too). An
-    /// optional attribute's NaN reads back as `nil`.
-    var holdsNaNAsNull: Bool {
-        !isOptional && (native == .double || native == .float)
-    }
-
     /// The kind of an attribute whose Swift type is `type`.
     init(_ type: Any.Type) {
         let found = Self.natives[ObjectIdentifier(type)]
@@ -165,4 +156,18 @@ struct AttributeSlotEntry: Sendable {
     let attributeType: AttributeType
     /// The byte offset of the value inside the object.
     let storageOffset: Int
+    /// Whether the attribute is a required `Double` or `Float` (its own type
+    /// or a raw value's), whose NaN SQLite stores as NULL (it has no NaN): a
+    /// NULL there reads back as NaN rather than as a value the attribute
+    /// cannot take (a NULL written by SQL, such as the minimum of no
+    /// children, reads as NaN too). An optional attribute's NaN reads back
+    /// as `nil`.
+    let readsNullAsNaN: Bool
+
+    init(_ attribute: AttributeDescription) {
+        kind = attribute.slotKind
+        attributeType = attribute.attributeType
+        storageOffset = attribute.storageOffset
+        readsNullAsNaN = !attribute.isOptional && (attribute.attributeType == .double || attribute.attributeType == .float)
+    }
 }

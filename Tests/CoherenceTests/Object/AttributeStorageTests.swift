@@ -276,6 +276,29 @@ struct AttributeStorageTests {
         }
     }
 
+    /// A required attribute whose raw value is a `Double` follows the same
+    /// rule as a `Double`: its NaN, stored as NULL, reads back as NaN rather
+    /// than failing to read.
+    @Test func aRawValueNaNSurvivesTheStore() throws {
+        let url = TestFiles.newURL("raw-nan.sqlite")
+        func coordinator() throws -> PersistentStoreCoordinator {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Gauge.self]))
+            try coordinator.addPersistentStore(.sqlite(url))
+            return coordinator
+        }
+        let writer = Self.newContext(try coordinator())
+        try writer.performAndWait {
+            Gauge(context: writer).ratio = Ratio(rawValue: .nan)
+            try writer.save()
+        }
+        let reader = Self.newContext(try coordinator())
+        try reader.performAndWait {
+            let gauges = try reader.fetch(FetchRequest<Gauge>())
+            #expect(gauges.count == 1)
+            #expect(gauges.first?.ratio.rawValue.isNaN == true)
+        }
+    }
+
     /// A batch update binds through the same rules as a save: text with
     /// NUL characters whole, a NaN as SQLite's NULL, which a required
     /// `Double` reads back as NaN.
@@ -428,4 +451,14 @@ struct AttributeStorageTests {
             }
         }
     }
+}
+
+/// A raw-value type over `Double`, for ``AttributeStorageTests/aRawValueNaNSurvivesTheStore()``.
+struct Ratio: RawRepresentable, Sendable {
+    var rawValue: Double
+}
+
+/// An entity with one required raw-value `Double` attribute.
+final class Gauge: ManagedObject {
+    @Attribute var ratio = Ratio(rawValue: 0)
 }

@@ -186,7 +186,7 @@ public final class SQLiteStore: PersistentStore {
         for (index, slot) in entity.attributeSlots.enumerated() {
             do {
                 let value = try StoreValue(sqliteStatement: statement, index: column, type: slot.attributeType)
-                if case .null = value, slot.kind.holdsNaNAsNull {
+                if case .null = value, slot.readsNullAsNaN {
                     values.append(.double(.nan))
                 } else {
                     values.append(value)
