@@ -28,8 +28,8 @@ struct FaultBatches {
         }
     }
 
-    /// The IDs of the batch of its fetch result that holds `object`, as
-    /// Core Data cuts them (positions 0 to size - 1, size to 2 × size - 1, …,
+    /// The IDs of the batch of its fetch result that holds `object`: fixed
+    /// slices of the result (positions 0 to size - 1, size to 2 × size - 1, …,
     /// so that walking the result in any direction costs one query per
     /// batch), or `nil` for a fault fetched without a batch size.
     mutating func takeBatch(containing object: ManagedObject) -> [ManagedObjectID]? {

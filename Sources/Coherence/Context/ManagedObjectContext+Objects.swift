@@ -52,7 +52,9 @@ extension ManagedObjectContext {
     /// The object for `objectID`, loaded.
     /// - Throws: ``ContextError/objectNotFound(_:)`` if no such object exists
     ///   in this context or the store, ``ContextError/objectDeleted(_:)`` if it
-    ///   is marked for deletion here, ``ContextError/entityNotInModel(_:)``.
+    ///   is marked for deletion here, ``ContextError/unreadableObject(_:reason:)``
+    ///   if the store holds its row but cannot read it,
+    ///   ``ContextError/entityNotInModel(_:)``, ``ContextError/noCoordinator``.
     public func existingObject(with objectID: ManagedObjectID) throws(ContextError) -> ManagedObject {
         _assertOnQueue()
         if let object = registered[objectID] {

@@ -38,7 +38,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// yet arrive as faults holding nothing but their ID. The first use of
     /// one of them loads, with one store query, the values of its batch: the
     /// `fetchBatchSize` objects of the result it is among (positions 0 to
-    /// `fetchBatchSize - 1`, and so on, as Core Data cuts them). Walking the
+    /// `fetchBatchSize - 1`, and so on: fixed slices of the result). Walking the
     /// result in any order costs one query per batch and no more memory than
     /// the batches used. 0 (the default) reads every value with the fetch.
     ///

@@ -223,15 +223,10 @@ extension ManagedObject {
     /// observer can have registered.
     @inlinable
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
-        if _access.contains(.prototype) { return }
-        let box: ObservationBox
-        if let existing = _observation {
-            box = existing
-        } else {
-            // No registrar yet: a read outside withObservationTracking needs none.
-            guard ObservationScope.mayBeTracking else { return }
-            box = _makeObservation()
-        }
+        // Outside withObservationTracking, `access` records nothing: skip it,
+        // and the registrar an object would need for it.
+        if _access.contains(.prototype) || !ObservationScope.mayBeTracking { return }
+        let box = _observation ?? _makeObservation()
         box.registrar.access(object, keyPath: keyPath)
         box.registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
     }

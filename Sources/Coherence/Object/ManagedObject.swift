@@ -48,7 +48,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// The last committed values, shared with the store's row cache.
     @exclusivity(unchecked) final var _snapshot: Snapshot?
     @exclusivity(unchecked) final var _tracking: ObjectTracking?
-    /// Created on the first property read: objects never read carry none.
+    /// Created on the first property read inside `withObservationTracking`
+    /// (on any read where Coherence cannot tell, see ``ObservationScope``):
+    /// objects nobody observes carry none.
     @exclusivity(unchecked) @usableFromInline final var _observation: ObservationBox?
 
     /// Creates an object that belongs to no context yet. Prefer

@@ -50,17 +50,22 @@ enum ObservationScope {
     /// function); for tests.
     static var canTell: Bool { getter != nil }
 
+    /// The file the process loaded Swift's Observation library from, if it
+    /// loaded it as a shared library (Linux).
+    static func loadedLibraryPath() -> String? {
+        // Read to the end: /proc files report no size, and a read sized by it stops early.
+        guard let maps = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd() else { return nil }
+        return String(decoding: maps, as: UTF8.self).split(separator: "\n").lazy.compactMap { line in
+            line.firstIndex(of: "/").map { String(line[$0...]) }
+        }.first { $0.hasSuffix("/libswiftObservation.so") }
+    }
+
     /// `_swift_observation_tls_get` in the loaded Observation library.
     private static func findGetter() -> Getter? {
         #if os(Linux)
         let wanted = "_swift_observation_tls_get"
         let anchorName = "$s11Observation0A9RegistrarVACycfC" // ObservationRegistrar.init(), exported
-        // Read to the end: /proc files report no size, and a read sized by it stops early.
-        guard let mapsData = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/maps")).readToEnd(),
-              let path = String(decoding: mapsData, as: UTF8.self).split(separator: "\n").lazy.compactMap({ line in
-                  line.firstIndex(of: "/").map { String(line[$0...]) }
-              }).first(where: { $0.hasSuffix("/libswiftObservation.so") }),
-              let library = dlopen(path, RTLD_NOW | RTLD_NOLOAD) else { return nil }
+        guard let path = loadedLibraryPath(), let library = dlopen(path, RTLD_NOW | RTLD_NOLOAD) else { return nil }
         defer { dlclose(library) }
         guard let anchor = dlsym(library, anchorName),
               let functions = ELFSymbols(path: path)?.functions(named: [wanted, anchorName]),

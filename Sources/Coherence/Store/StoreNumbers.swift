@@ -8,9 +8,10 @@
 /// stands for a temporary ID), and never reused: the table holds one entry
 /// per store identifier the process has seen.
 ///
-/// **Complexity:** O(1) per lookup, under a lock; the hot paths compare
+/// **Complexity:** O(1) per lookup, under a lock. The per-row paths compare
 /// numbers (``PersistentStore`` implementations in this package keep their
-/// own) instead of looking identifiers up.
+/// own) instead of looking identifiers up; finding the store of an ID
+/// (once per store query, not per row) goes through the identifier.
 enum StoreNumbers {
     private struct Table {
         var numbers: [String: UInt32] = [:]

@@ -242,8 +242,9 @@ struct FaultingTests {
         }
         var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
         request.fetchBatchSize = 100
-        // Batches are cut as Core Data cuts them (0-99, 100-199, …): walking
-        // the result backwards costs one query per batch too.
+        // Batches are fixed slices of the result (0-99, 100-199, …; Core
+        // Data's documentation does not say where its batches start):
+        // walking the result backwards costs one query per batch too.
         let (backwardReader, backwardStore) = try fresh()
         try backwardReader.performAndWait {
             let items = try backwardReader.fetch(request)

@@ -196,7 +196,7 @@ struct AttributeStorageTests {
             for (probe, expected) in zip(probes, ProbeValues.all) {
                 // With the in-memory store the context sorts the objects,
                 // which loads their values.
-                if !asFaults || store == .sqlite { #expect(probe.isFault == asFaults) }
+                #expect(probe.isFault == (asFaults && store == .sqlite))
                 #expect(ProbeValues(probe) == expected)
                 #expect(!probe.isFault)
             }
@@ -376,7 +376,10 @@ struct AttributeStorageTests {
         }
     }
 
-    /// An inserted object reports every property as changed, with its value.
+    /// An inserted object reports every property that has a value as
+    /// changed, with that value, and has no committed values
+    /// (https://developer.apple.com/documentation/coredata/nsmanagedobject/changedvalues(),
+    /// https://developer.apple.com/documentation/coredata/nsmanagedobject/committedvalues(forkeys:)).
     @Test func anInsertedObjectReportsEveryKindAsChanged() throws {
         let context = Self.newContext(try Self.coordinator(.inMemory))
         context.performAndWait {

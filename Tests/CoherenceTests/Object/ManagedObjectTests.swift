@@ -170,7 +170,8 @@ struct ManagedObjectTests {
     /// Core Data's key-value coding takes any number (an NSNumber) for a
     /// numeric attribute, and nil for a required one, which the next save
     /// reports missing, also for an attribute declared with an initial value:
-    /// https://developer.apple.com/documentation/coredata/nsmanagedobject/setvalue(_:forkey:)
+    /// https://developer.apple.com/documentation/coredata/nsmanagedobject/setvalue(_:forkey:),
+    /// https://developer.apple.com/documentation/coredata/nsvalidationmissingmandatorypropertyerror
     @Test func setValueForKeyConvertsNumbersAndClearsRequiredAttributes() throws {
         let context = try TestStack.context()
         try context.performAndWait {

@@ -111,36 +111,43 @@ struct StoredValueConversionTests {
         }
     }
 
+    /// A context and the ID of a saved row whose `int64` column holds text.
+    static func unreadableRow() throws -> (ManagedObjectContext, ManagedObjectID) {
+        let (url, id) = try seededFile()
+        try execute("UPDATE StorageProbe SET int64 = 'not a number' WHERE Z_PK = ?", in: url, key: id.primaryKey!)
+        return (try context(url), id)
+    }
+
     /// A fault whose row cannot be read cannot be fired: the program stops,
-    /// naming the entity (Core Data raises for a fault it cannot fulfill).
+    /// naming the entity and the column, as Core Data raises
+    /// NSObjectInaccessibleException for a fault it cannot fulfill
+    /// (https://developer.apple.com/library/archive/documentation/DataManagement/Conceptual/IncrementalStorePG/Troubleshooting/Troubleshooting.html).
     @Test func firingAFaultWhoseRowCannotBeReadTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let (url, id) = try StoredValueConversionTests.seededFile()
-            try StoredValueConversionTests.execute("UPDATE StorageProbe SET int64 = 'not a number' WHERE Z_PK = ?", in: url, key: id.primaryKey!)
-            let context = try StoredValueConversionTests.context(url)
+            let (context, id) = try StoredValueConversionTests.unreadableRow()
             context.performAndWait {
                 let fault = context.object(with: id) as! StorageProbe
                 _ = fault.int64
             }
         }
         #expect(result.standardError.contains("StorageProbe"))
+        #expect(result.standardError.contains("int64"))
         #expect(result.standardError.contains("could not be read"), "not mistaken for a missing row")
     }
 
-    /// Deleting a fault whose row cannot be read stops the program, naming
-    /// the entity, as firing it would: it is not taken for a row another
-    /// context deleted (which a deletion skips).
+    /// Deleting a fault whose row cannot be read stops the program the same
+    /// way: it is not taken for a row another context deleted (which a
+    /// deletion skips).
     @Test func deletingAFaultWhoseRowCannotBeReadTraps() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let (url, id) = try StoredValueConversionTests.seededFile()
-            try StoredValueConversionTests.execute("UPDATE StorageProbe SET int64 = 'not a number' WHERE Z_PK = ?", in: url, key: id.primaryKey!)
-            let context = try StoredValueConversionTests.context(url)
+            let (context, id) = try StoredValueConversionTests.unreadableRow()
             context.performAndWait {
                 context.delete(context.object(with: id))
             }
         }
         #expect(result.standardError.contains("StorageProbe"))
         #expect(result.standardError.contains("int64"))
+        #expect(result.standardError.contains("could not be read"), "not mistaken for a missing row")
     }
 
     /// A store of the application's own (``PersistentStore`` is public) may
