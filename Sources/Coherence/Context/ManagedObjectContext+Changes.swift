@@ -250,19 +250,22 @@ extension ManagedObjectContext {
         var updated = Set<ManagedObject>(minimumCapacity: tracker.pendingWrites.count)
         var changedProperties: [ObjectIdentifier: Set<Int>] = [:]
         // Newest first: an entry whose property is no longer pending was
-        // superseded by a later one (or its record was cleared).
-        for write in tracker.pendingWrites.reversed() {
-            let object = write.object
-            guard let tracking = object._tracking, tracking.pending.contains(write.index) else { continue }
-            tracking.pending.remove(write.index)
-            guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
-                  inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
-                  object._currentStoreValue(at: write.index, entity: entity) != write.before else { continue }
-            if !object._listed.contains(.announcedUpdated) {
-                object._listed.insert(.announcedUpdated)
-                updated.insert(object)
+        // superseded by a later one (or its record was cleared). Read in
+        // place: copying an entry would retain its object and its value.
+        tracker.pendingWrites.withUnsafeBufferPointer { writes in
+            for position in writes.indices.reversed() {
+                let object = writes[position].object, index = writes[position].index
+                guard let tracking = object._tracking, tracking.pending.contains(index) else { continue }
+                tracking.pending.remove(index)
+                guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
+                      inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
+                      object._currentStoreValue(at: index, entity: entity) != writes[position].before else { continue }
+                if !object._listed.contains(.announcedUpdated) {
+                    object._listed.insert(.announcedUpdated)
+                    updated.insert(object)
+                }
+                if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(index) }
             }
-            if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(write.index) }
         }
         for object in updated { object._listed.remove(.announcedUpdated) }
         let change = ObjectsDidChange(

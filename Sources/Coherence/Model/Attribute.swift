@@ -47,8 +47,13 @@ public struct Attribute<Value> {
     }
 
     /// Accessor used by Swift for properties of classes. Inlinable, so that
-    /// in the entity's module it compiles to a load of the field for an
-    /// object that is loaded (no fault, no prototype) in a release build.
+    /// in the entity's module it compiles, for an object that is loaded (no
+    /// fault, no prototype) in a release build, to a load of the field at the
+    /// offset the storage key path holds (``StoredOffset``).
+    ///
+    /// Observation is told about the storage key path, on reads and writes
+    /// alike: the wrapped key path is then never used, so the compiler does
+    /// not make it.
     @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,
@@ -59,16 +64,24 @@ public struct Attribute<Value> {
             if object._needsAccessCheck {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
             }
-            object._observeRead(object, wrappedKeyPath)
-            guard let value = object[keyPath: storageKeyPath].storage else {
+            object._observeRead(object, storageKeyPath)
+            let stored: Value?
+            if let offset = StoredOffset.offset(of: storageKeyPath) {
+                stored = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
+                    .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage
+            } else {
+                stored = object[keyPath: storageKeyPath].storage
+            }
+            guard let value = stored else {
                 object._trapMissingValue(offset: fieldOffset(of: storageKeyPath, in: object))
             }
             return value
         }
         set {
-            let offset = object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
+            let offset = StoredOffset.offset(of: storageKeyPath)
+                ?? object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
             object._prepareForWrite(offset: offset)
-            object._observeWrite(object, wrappedKeyPath) {
+            object._observeWrite(object, storageKeyPath) {
                 UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
                     .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage = newValue
             }

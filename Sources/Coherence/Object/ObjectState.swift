@@ -45,33 +45,50 @@ struct PropertyMask: Sequence {
 
     var isEmpty: Bool { low == 0 && high.isEmpty }
 
+    // The first 64 properties take an inlined path; the rest, out of line.
+
+    @inline(__always)
     func contains(_ index: Int) -> Bool {
         if index < 64 { return low & (1 << UInt64(index)) != 0 }
+        return highContains(index)
+    }
+
+    private func highContains(_ index: Int) -> Bool {
         let word = index / 64 - 1
         return word < high.count && high[word] & (1 << UInt64(index % 64)) != 0
     }
 
     /// Adds `index`; returns whether it was not in the mask yet.
-    @discardableResult
+    @discardableResult @inline(__always)
     mutating func insert(_ index: Int) -> Bool {
         if index < 64 {
             let bit: UInt64 = 1 << UInt64(index)
             defer { low |= bit }
             return low & bit == 0
         }
+        return highInsert(index)
+    }
+
+    private mutating func highInsert(_ index: Int) -> Bool {
         let word = index / 64 - 1, bit: UInt64 = 1 << UInt64(index % 64)
         if word >= high.count { high += repeatElement(0, count: word - high.count + 1) }
         defer { high[word] |= bit }
         return high[word] & bit == 0
     }
 
+    @inline(__always)
     mutating func remove(_ index: Int) {
         if index < 64 {
             low &= ~(1 << UInt64(index))
-        } else if index / 64 - 1 < high.count {
-            high[index / 64 - 1] &= ~(1 << UInt64(index % 64))
-            while high.last == 0 { high.removeLast() }
+        } else {
+            highRemove(index)
         }
+    }
+
+    private mutating func highRemove(_ index: Int) {
+        guard index / 64 - 1 < high.count else { return }
+        high[index / 64 - 1] &= ~(1 << UInt64(index % 64))
+        while high.last == 0 { high.removeLast() }
     }
 
     mutating func removeAll() {

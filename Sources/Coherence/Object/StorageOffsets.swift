@@ -1,6 +1,8 @@
 /// A context's memo of where property wrappers keep their storage inside
 /// their objects, keyed by the storage key path the compiler passes to a
-/// wrapper's accessor.
+/// wrapper's accessor: the fallback for where ``StoredOffset`` cannot read
+/// the offset from the key path itself (a standard library whose key path
+/// layout it does not know).
 ///
 /// Writing through a class key path goes through the key-path runtime (about
 /// a thousand instructions per write) because the optimizer does not fold

@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 
 /// Whether the current thread is inside `withObservationTracking` (SwiftUI's
 /// view updates, `Observations`), so that objects read outside it need no
@@ -29,26 +30,47 @@ import Observation
 enum ObservationScope {
     private typealias Getter = @convention(c) () -> UnsafeMutableRawPointer?
 
-    /// The checked getter of Observation's thread-local tracking pointer.
-    private static let getter: Getter? = {
-        guard let getter = findGetter() else { return nil }
-        let outside = getter()
-        let inside = withObservationTracking({ getter() }, onChange: {})
-        guard let inside, inside != outside, getter() == outside else { return nil }
-        return getter
-    }()
+    /// The checked getter of Observation's thread-local tracking pointer, as
+    /// an address; ``unresolved`` until the first call looks for it,
+    /// ``cannotTell`` when it is not there or fails the check. An atomic that
+    /// Swift initializes statically: reading it is one load, where a lazy
+    /// `static let` would cost a `swift_once` call on every property read.
+    private static let getterAddress = Atomic<UInt>(0) // a literal, so that it is initialized statically
+    private static var unresolved: UInt { 0 }
+    private static var cannotTell: UInt { 1 }
+
+    /// Looks for the getter and checks it; any thread may do it, and threads
+    /// that race store the same result.
+    private static func resolveGetter() -> UInt {
+        let address: UInt = {
+            guard let getter = findGetter() else { return cannotTell }
+            let outside = getter()
+            let inside = withObservationTracking({ getter() }, onChange: {})
+            guard let inside, inside != outside, getter() == outside else { return cannotTell }
+            return UInt(bitPattern: unsafeBitCast(getter, to: Int.self))
+        }()
+        getterAddress.store(address, ordering: .relaxed)
+        return address
+    }
 
     /// Whether the current thread may be inside `withObservationTracking`:
     /// `true` when it is, and whenever Coherence cannot tell.
+    /// **Complexity:** O(1): one load and, where Coherence can tell, one call.
     @usableFromInline
     static var mayBeTracking: Bool {
-        guard let getter else { return true }
-        return getter() != nil
+        var address = getterAddress.load(ordering: .relaxed)
+        if address == unresolved { address = resolveGetter() }
+        guard address != cannotTell else { return true }
+        return unsafeBitCast(Int(bitPattern: address), to: Getter.self)() != nil
     }
 
     /// Whether Coherence can tell (it found and checked Observation's
     /// function); for tests.
-    static var canTell: Bool { getter != nil }
+    static var canTell: Bool {
+        var address = getterAddress.load(ordering: .relaxed)
+        if address == unresolved { address = resolveGetter() }
+        return address != cannotTell
+    }
 
     /// The file the process loaded Swift's Observation library from, if it
     /// loaded it as a shared library (Linux).
