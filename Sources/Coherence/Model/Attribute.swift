@@ -47,13 +47,15 @@ public struct Attribute<Value> {
     }
 
     /// Accessor used by Swift for properties of classes. Inlinable, so that
-    /// in the entity's module it compiles, for an object that is loaded (no
-    /// fault, no prototype) in a release build, to a load of the field at the
-    /// offset the storage key path holds (``StoredOffset``).
+    /// in the entity's module, for an object that is loaded (no fault, no
+    /// prototype) in a release build, a read is: a check of the object's
+    /// state, a call asking whether Observation is tracking
+    /// (``ObservationScope``), and a load of the field at the offset the
+    /// storage key path holds (``StoredOffset``: an atomic load and two loads
+    /// from the key path). No exclusivity check and no memo.
     ///
     /// Observation is told about the storage key path, on reads and writes
-    /// alike: the wrapped key path is then never used, so the compiler does
-    /// not make it.
+    /// alike, so optimized builds never make the wrapped key path.
     @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,

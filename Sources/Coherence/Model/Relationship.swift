@@ -12,7 +12,9 @@
 /// ```
 ///
 /// Every relationship has an inverse, declared on one side (or on both, if
-/// they agree). Setting either side updates the other at once; deleting an
+/// they agree). SwiftData's argument order,
+/// `@Relationship(deleteRule: .cascade, inverse: \FeedItem.server)`, is
+/// accepted too. Setting either side updates the other at once; deleting an
 /// object applies its ``DeleteRule`` in
 /// ``ManagedObjectContext/processPendingChanges()``.
 ///
@@ -41,6 +43,14 @@ public struct Relationship<Value: RelationshipValue> {
         self.deleteRule = deleteRule
     }
 
+    /// A relationship with its inverse, in SwiftData's argument order:
+    /// `@Relationship(deleteRule: .cascade, inverse: \FeedItem.server)`.
+    public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+        deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
+    ) {
+        self.init(inverse: inverse, deleteRule: deleteRule)
+    }
+
     /// Accepts the empty initial value `nil` or `[]`; relationships start empty.
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify) {
         precondition(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
@@ -53,6 +63,14 @@ public struct Relationship<Value: RelationshipValue> {
     ) {
         precondition(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
         self.init(inverse: inverse, deleteRule: deleteRule)
+    }
+
+    /// Accepts the empty initial value `nil` or `[]`, in SwiftData's
+    /// argument order.
+    public init<Destination: ManagedObject, Inverse: RelationshipValue>(
+        wrappedValue: Value, deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
+    ) {
+        self.init(wrappedValue: wrappedValue, inverse: inverse, deleteRule: deleteRule)
     }
 
     @available(*, unavailable, message: "@Relationship is only available on properties of ManagedObject subclasses")

@@ -6,8 +6,8 @@
 ///
 /// Writing through a class key path goes through the key-path runtime (about
 /// a thousand instructions per write) because the optimizer does not fold
-/// class key-path writes; the accessor asks here for the byte offset instead
-/// and writes in place. A literal key path of a non-generic class is one
+/// class key-path writes; on the fallback path, the accessor asks here for
+/// the byte offset instead and writes in place. A literal key path of a non-generic class is one
 /// object for the life of the process, so its identity is a good key; each
 /// entry keeps its key path alive, so an identity is never reused for
 /// another key path while it is remembered.

@@ -16,16 +16,20 @@ import Synchronization
 /// `0x7FFFFC` (offset stored out of line, or not resolved yet). Anything else
 /// (a computed property, several components) reads as `nil`.
 ///
-/// Coherence relies on that layout only after checking it, once per process,
-/// on a probe class whose offsets it measures directly; where the check fails,
-/// ``offset(of:)`` answers `nil` and accessors take their slower paths.
+/// Coherence relies on that layout only after checking it on a probe class
+/// whose offsets it measures directly (once per process: a lazily
+/// initialized constant); where the check fails, ``offset(of:)`` answers
+/// `nil` and accessors take their slower paths.
 ///
-/// **Complexity:** O(1): an atomic load and two loads from the key path.
+/// **Complexity:** O(1): an atomic load (a call to its accessor from another
+/// module unless the optimizer sees across modules) and two loads from the
+/// key path.
 @usableFromInline
 enum StoredOffset {
-    /// 0 before the check, 1 when the layout is as expected, 2 when it is not.
-    /// An atomic initialized from a literal, so Swift initializes it statically
-    /// and reading it costs one load.
+    /// 0 before the check, 1 when the layout is as expected, 2 when it is not:
+    /// the result of ``layoutIsKnown``, kept where reading it costs no
+    /// `swift_once` call. An atomic initialized from a literal, which Swift
+    /// initializes statically.
     @usableFromInline static let layoutState = Atomic<UInt8>(0)
 
     /// The offset of the stored property `keyPath` reaches, or `nil` when it
@@ -34,28 +38,40 @@ enum StoredOffset {
     @inlinable @inline(__always)
     static func offset(of keyPath: AnyKeyPath) -> Int? {
         let state = layoutState.load(ordering: .relaxed)
-        guard state == 1 || (state == 0 && checkLayout()) else { return nil }
+        guard state == 1 || (state == 0 && recordLayoutCheck()) else { return nil }
         return read(keyPath)
     }
 
     /// Reads the offset from the key path object, assuming the layout.
     @inlinable @inline(__always)
     static func read(_ keyPath: AnyKeyPath) -> Int? {
-        let object = UnsafeRawPointer(Unmanaged.passUnretained(keyPath).toOpaque())
-        let word = MemoryLayout<Int>.size
-        // One component and nothing after it.
-        guard object.load(fromByteOffset: 3 * word, as: UInt32.self) & 0x00FF_FFFF == 4 else { return nil }
-        let component = object.load(fromByteOffset: 4 * word, as: UInt32.self)
-        // A stored property of a class, its offset inline.
-        guard component & 0x7F00_0000 == 0x0300_0000 else { return nil }
-        let payload = component & 0x007F_FFFF
-        return payload <= 0x007F_FFFC ? Int(payload) : nil
+        // Alive until both loads are done (a generic entity's key paths are
+        // made anew on every access).
+        withExtendedLifetime(keyPath) {
+            let object = UnsafeRawPointer(Unmanaged.passUnretained(keyPath).toOpaque())
+            let word = MemoryLayout<Int>.size
+            // One component and nothing after it.
+            guard object.load(fromByteOffset: 3 * word, as: UInt32.self) & 0x00FF_FFFF == 4 else { return nil }
+            let component = object.load(fromByteOffset: 4 * word, as: UInt32.self)
+            // A stored property of a class, its offset inline.
+            guard component & 0x7F00_0000 == 0x0300_0000 else { return nil }
+            let payload = component & 0x007F_FFFF
+            return payload <= 0x007F_FFFC ? Int(payload) : nil
+        }
     }
 
-    /// Checks the layout on ``Probe`` and records the result; threads that
-    /// race record the same one.
+    /// Records the result of the layout check in ``layoutState``; returns it.
     @usableFromInline @inline(never)
-    static func checkLayout() -> Bool {
+    static func recordLayoutCheck() -> Bool {
+        layoutState.store(layoutIsKnown ? 1 : 2, ordering: .relaxed)
+        return layoutIsKnown
+    }
+
+    /// Whether key paths have the layout ``read(_:)`` assumes, checked on
+    /// ``Probe``: computed once per process (a lazily initialized constant,
+    /// so that the probe's key paths are made and read under Swift's one-time
+    /// initialization lock).
+    static let layoutIsKnown: Bool = {
         let probe = Probe()
         let base = UnsafeRawPointer(Unmanaged.passUnretained(probe).toOpaque())
         func measured<T>(_ field: UnsafeMutablePointer<T>) -> Int { base.distance(to: UnsafeRawPointer(field)) }
@@ -65,11 +81,9 @@ enum StoredOffset {
             withUnsafeMutablePointer(to: &probe.third, measured),
         ]
         let found = [read(\Probe.first), read(\Probe.second), read(\Probe.third)]
-        let usable = found == expected.map(Optional.some) && Set(expected).count == 3
+        return found == expected.map(Optional.some) && Set(expected).count == 3
             && read(\Probe.computed) == nil && read(\Probe.first.storage) == nil
-        layoutState.store(usable ? 1 : 2, ordering: .relaxed)
-        return usable
-    }
+    }()
 
     /// Stored properties shaped as an entity's wrapper storage, and key paths
     /// that must not read as one.

@@ -13,7 +13,7 @@ import Synchronization
 /// symbol table of the library file the process loaded (``ELFSymbols``),
 /// beside an exported function whose address `dlsym` gives. Before calling
 /// it, it checks that the code at both addresses is the code the file holds
-/// for them; then it uses it only after checking, once, that it behaves as
+/// for them; then it uses it only after checking, once per process, that it behaves as
 /// `access` relies on: the same
 /// pointer (`nil` outside any scope) before and after a
 /// `withObservationTracking` call, another, non-`nil` one inside it. Where it
@@ -30,27 +30,29 @@ import Synchronization
 enum ObservationScope {
     private typealias Getter = @convention(c) () -> UnsafeMutableRawPointer?
 
-    /// The checked getter of Observation's thread-local tracking pointer, as
-    /// an address; ``unresolved`` until the first call looks for it,
-    /// ``cannotTell`` when it is not there or fails the check. An atomic that
-    /// Swift initializes statically: reading it is one load, where a lazy
-    /// `static let` would cost a `swift_once` call on every property read.
+    /// The checked getter's address, ``unresolved`` until the first call
+    /// copies ``checkedGetter`` here, ``cannotTell`` when there is none. An
+    /// atomic initialized from a literal, which Swift initializes statically:
+    /// reading it costs no `swift_once` call, which a `static let` would on
+    /// every property read.
     private static let getterAddress = Atomic<UInt>(0) // a literal, so that it is initialized statically
     private static var unresolved: UInt { 0 }
     private static var cannotTell: UInt { 1 }
 
-    /// Looks for the getter and checks it; any thread may do it, and threads
-    /// that race store the same result.
+    /// Looks for the getter and checks it: once per process (a lazily
+    /// initialized constant).
+    private static let checkedGetter: UInt = {
+        guard let getter = findGetter() else { return cannotTell }
+        let outside = getter()
+        let inside = withObservationTracking({ getter() }, onChange: {})
+        guard let inside, inside != outside, getter() == outside else { return cannotTell }
+        return UInt(bitPattern: unsafeBitCast(getter, to: Int.self))
+    }()
+
+    /// Copies ``checkedGetter`` to ``getterAddress``; returns it.
     private static func resolveGetter() -> UInt {
-        let address: UInt = {
-            guard let getter = findGetter() else { return cannotTell }
-            let outside = getter()
-            let inside = withObservationTracking({ getter() }, onChange: {})
-            guard let inside, inside != outside, getter() == outside else { return cannotTell }
-            return UInt(bitPattern: unsafeBitCast(getter, to: Int.self))
-        }()
-        getterAddress.store(address, ordering: .relaxed)
-        return address
+        getterAddress.store(checkedGetter, ordering: .relaxed)
+        return checkedGetter
     }
 
     /// Whether the current thread may be inside `withObservationTracking`:

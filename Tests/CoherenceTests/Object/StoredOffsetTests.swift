@@ -4,7 +4,8 @@ import Testing
 /// Attribute accessors read the offset of their storage from the key path the
 /// compiler passes them (`StoredOffset`); these tests hold that reading to
 /// offsets measured directly, and to `nil` for key paths of any other shape.
-@Suite("Stored offsets from key paths")
+// Serialized: one test sets the process-wide layout state that another checks.
+@Suite("Stored offsets from key paths", .serialized)
 struct StoredOffsetTests {
     class Base {
         // `final`, as the storage the compiler makes for a wrapper is: an
@@ -38,7 +39,8 @@ struct StoredOffsetTests {
     @Test func theLayoutCheckPassesOnThisToolchain() {
         // Otherwise every attribute access would take the slower path:
         // correct, but the cost StoredOffset removes would silently return.
-        #expect(StoredOffset.checkLayout())
+        #expect(StoredOffset.layoutIsKnown)
+        #expect(StoredOffset.offset(of: \Derived.own) != nil)
         #expect(StoredOffset.layoutState.load(ordering: .relaxed) == 1)
     }
     #endif
@@ -86,6 +88,32 @@ struct StoredOffsetTests {
             context.refresh(item, mergeChanges: false)
             #expect(item.title == "a title")
             #expect(item.read)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func withoutTheLayoutAccessorsTakeTheirSlowerPathsAndAgree(store: StoreKind) throws {
+        // Where the layout check fails, the getter applies the key path and
+        // the setter asks the context's memo: the same values must come back.
+        StoredOffset.layoutState.store(2, ordering: .relaxed)
+        defer { StoredOffset.layoutState.store(StoredOffset.layoutIsKnown ? 1 : 2, ordering: .relaxed) }
+        #expect(StoredOffset.offset(of: \Derived.own) == nil)
+        let context = try TestStack.context(store)
+        try context.performAndWait {
+            let server = Server(context: context)
+            server.name = "first"
+            let item = FeedItem(context: context)
+            item.title = "a title"
+            item.server = server
+            try context.save()
+            item.title = "changed"
+            item.read = true
+            #expect(item.title == "changed")
+            #expect(item.changedValues().keys.sorted() == ["read", "title"])
+            try context.save()
+            context.refresh(item, mergeChanges: false)
+            #expect(item.title == "changed")
+            #expect(item.read)
+            #expect(server.name == "first")
         }
     }
 }
