@@ -73,8 +73,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let configuration: Locked<Configuration>
 
     // State confined to the queue. `registered`, `tracker`, `derivations`
-    // and `storageOffsets` (the latter only where `StoredOffset` cannot read
-    // key paths) are touched on every object access or write and
+    // and `storageOffsets` (the latter only on attribute writes, and only
+    // where `StoredOffset` cannot read key paths) are touched on every object
+    // access or write and
     // skip run-time exclusivity checks: no code path changes them from inside
     // their own accessors (evicted faults are handed back and released after
     // the identity map's mutation ends, so their `deinit` cannot reach back

@@ -55,7 +55,8 @@ public struct Attribute<Value> {
     /// from the key path). No exclusivity check and no memo.
     ///
     /// Observation is told about the storage key path, on reads and writes
-    /// alike, so optimized builds never make the wrapped key path.
+    /// alike, so an optimized build that inlines this accessor does not make
+    /// the wrapped key path.
     @inlinable
     public static subscript<Object: ManagedObject>(
         _enclosingInstance object: Object,

@@ -63,7 +63,9 @@ enum StoredOffset {
     /// Records the result of the layout check in ``layoutState``; returns it.
     @usableFromInline @inline(never)
     static func recordLayoutCheck() -> Bool {
-        layoutState.store(layoutIsKnown ? 1 : 2, ordering: .relaxed)
+        // Only from "not checked": a late check must not undo a state set
+        // since (a test forcing the fallback).
+        _ = layoutState.compareExchange(expected: 0, desired: layoutIsKnown ? 1 : 2, ordering: .relaxed)
         return layoutIsKnown
     }
 

@@ -6,7 +6,8 @@ import Testing
 /// `@Relationship(deleteRule: .cascade, inverse: \Book.library)`
 /// ("Relationship(_:deleteRule:minimumModelCount:maximumModelCount:originalName:inverse:hashModifier:)",
 /// https://developer.apple.com/documentation/swiftdata/relationship(_:deleterule:minimummodelcount:maximummodelcount:originalname:inverse:hashmodifier:)).
-/// Coherence accepts that order as well as its own, so SwiftData models port.
+/// Coherence accepts that order as well as its own, so SwiftData's
+/// relationship declarations port without reordering their arguments.
 @Suite("SwiftData's relationship argument order")
 struct SwiftDataRelationshipOrderTests {
     final class Library: ManagedObject {
@@ -56,11 +57,16 @@ struct SwiftDataRelationshipOrderTests {
             let stand = Stand(context: context)
             stand.book = book
             #expect(book.stand === stand, "the inverse is kept")
+            try context.save()
+            // The deny rule declared in SwiftData's order applies.
+            context.delete(stand)
+            #expect(throws: ValidationError.deleteDenied(entity: "Stand", property: "book")) { try context.save() }
+            context.rollback()
             stand.book = nil
             try context.save()
             context.delete(library)
             try context.save()
-            #expect(book.isDeleted || book.managedObjectContext == nil, "the cascade deleted the book")
+            #expect(book.managedObjectContext == nil, "the cascade deleted the book, and the save invalidated it")
             #expect(try context.count(for: FetchRequest<Book>()) == 0)
         }
     }
