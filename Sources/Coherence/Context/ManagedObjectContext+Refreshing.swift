@@ -153,7 +153,7 @@ extension ManagedObjectContext {
         // their snapshots are swept too.
         let released = registered.count
         evictUnreferencedFaults()
-        do {
+        do { // a scope, so that `all` lets the objects go before the sweep below
             let all = Set(registered.objects)
             for object in all {
                 invalidate(object, notify: !object.isFault)

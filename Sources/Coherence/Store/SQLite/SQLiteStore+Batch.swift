@@ -39,7 +39,7 @@ extension SQLiteStore {
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
                 let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
-                let ids = keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) }
+                let ids = keys.map { makeObjectID(entity.managedObjectClass, key: $0) }
                 let derived = try recomputeDerived(parentsBefore, in: db)
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
             }
@@ -53,7 +53,7 @@ extension SQLiteStore {
                 try deleteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
                 changes.updated.formUnion(try recomputeDerived(parents, in: db))
                 changes.updated.subtract(changes.deleted)
-                return StoreBatchResult(affected: keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) },
+                return StoreBatchResult(affected: keys.map { makeObjectID(entity.managedObjectClass, key: $0) },
                                         changes: changes)
             }
         }
@@ -87,9 +87,9 @@ extension SQLiteStore {
     /// throws if a destination remains.
     private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
                             parents: inout [Int: Set<Int64>], in db: Database) throws {
-        let fresh = keys.filter { !changes.deleted.contains(ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0)) }
+        let fresh = keys.filter { !changes.deleted.contains(makeObjectID(entity.managedObjectClass, key: $0)) }
         guard !fresh.isEmpty else { return }
-        for key in fresh { changes.deleted.insert(ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key)) }
+        for key in fresh { changes.deleted.insert(makeObjectID(entity.managedObjectClass, key: key)) }
         let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
         for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
@@ -101,7 +101,7 @@ extension SQLiteStore {
             for relationship in entity.relationships {
                 guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
                 let destinationKeys = try destinationKeys(of: relationship, owner: entity, ownerKeys: placeholders, arguments: arguments, in: db)
-                let destinationIDs = destinationKeys.map { ManagedObjectID(objectClass: destination.managedObjectClass, storeNumber: storeNumber, key: $0) }
+                let destinationIDs = destinationKeys.map { makeObjectID(destination.managedObjectClass, key: $0) }
                 switch relationship.deleteRule {
                 case .deny:
                     if destinationIDs.contains(where: { !changes.deleted.contains($0) }) {

@@ -60,7 +60,7 @@ extension SQLiteStore {
             }
             sql += " RETURNING \(pk)"
             for key in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(values: allArguments)) {
-                changed.insert(ManagedObjectID(objectClass: parentEntity.managedObjectClass, storeNumber: storeNumber, key: key))
+                changed.insert(makeObjectID(parentEntity.managedObjectClass, key: key))
             }
         }
         return changed

@@ -23,7 +23,7 @@ extension SQLiteStore {
             arguments: [count, entity.name])
         guard let last else { throw StoreError.unknownEntity(entity.name) }
         return (last - Int64(count) + 1 ... last).map {
-            ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0)
+            makeObjectID(entity.managedObjectClass, key: $0)
         }
     }
 

@@ -205,7 +205,7 @@ public final class SQLiteStore: PersistentStore {
                     values.append(.null)
                 case SQLITE_INTEGER:
                     let destination = sqlite3_column_int64(statement, column)
-                    values.append(.objectID(ManagedObjectID(objectClass: relationship.destinationType, storeNumber: storeNumber, key: destination)))
+                    values.append(.objectID(makeObjectID(relationship.destinationType, key: destination)))
                 default:
                     throw StoreError.invalidStoredValue(entity: entity.name, property: relationship.name,
                                                         reason: "a to-one relationship's column holds a row key, found something else")
@@ -213,7 +213,7 @@ public final class SQLiteStore: PersistentStore {
                 column += 1
             }
         }
-        return Snapshot(objectID: ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key),
+        return Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key),
                         values: values, version: version)
     }
 
@@ -223,6 +223,11 @@ public final class SQLiteStore: PersistentStore {
         var snapshots: [Snapshot] = []
         try forEachRow(statement, arguments: arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
         return snapshots
+    }
+
+    /// The ID of row `key` of an entity of this store.
+    func makeObjectID(_ objectClass: ManagedObject.Type, key: Int64) -> ManagedObjectID {
+        ManagedObjectID(objectClass: objectClass, storeNumber: storeNumber, key: key)
     }
 
     public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
@@ -258,7 +263,7 @@ public final class SQLiteStore: PersistentStore {
                     sql: "SELECT \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(destination) WHERE \(SQLiteSchema.quote(relationship.inverseName)) = ?"),
                     arguments: [objectID.key])
             }
-            return Set(keys.map { ManagedObjectID(objectClass: relationship.destinationType, storeNumber: storeNumber, key: $0) })
+            return Set(keys.map { makeObjectID(relationship.destinationType, key: $0) })
         }
     }
 
@@ -302,7 +307,7 @@ public final class SQLiteStore: PersistentStore {
         let entity = request.entity
         return try read { db in
             let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) \(query)", arguments: arguments)
-            return keys.map { ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: $0) }
+            return keys.map { makeObjectID(entity.managedObjectClass, key: $0) }
         }
     }
 
