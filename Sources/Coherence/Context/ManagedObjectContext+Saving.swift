@@ -5,7 +5,10 @@ extension ManagedObjectContext {
     ///
     /// In order: processes pending changes (posting didChangeObjects), posts
     /// ``willSaveObjectsNotification``, calls ``ManagedObject/willSave()`` on
-    /// each changed object, validates, writes to the store in one transaction,
+    /// each changed object, validates (the context's own checks, then each
+    /// object's ``ManagedObject/validateForInsert()``,
+    /// ``ManagedObject/validateForUpdate()`` or
+    /// ``ManagedObject/validateForDelete()``), writes to the store in one transaction,
     /// gives inserted objects their permanent IDs, calls
     /// ``ManagedObject/didSave()``, turns deleted objects into invalidated
     /// faults, and posts ``didSaveObjectsNotification`` and
@@ -16,7 +19,8 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``ValidationError`` (a required attribute without a value, a
     ///   `.deny` rule violated, a relationship to an object of another
-    ///   context) or ``StoreError``. Then nothing was written, no didSave is
+    ///   context, an error thrown by an object's validation method; several
+    ///   as ``ValidationError/multiple(_:)``) or ``StoreError``. Then nothing was written, no didSave is
     ///   posted, and the context keeps its changes pending.
     ///
     /// **Complexity:** O(changed objects × properties).
@@ -292,37 +296,31 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Checks required attributes, deny rules and cross-context relationships.
+    /// Checks required attributes, deny rules and cross-context
+    /// relationships, then calls each object's validation method (inserted,
+    /// then updated, then deleted objects), and throws every error found.
     private func validateForSave() throws {
         var errors: [ValidationError] = []
+        func validate(_ object: ManagedObject, _ method: (ManagedObject) -> () throws -> Void) {
+            do {
+                try method(object)()
+            } catch let error as ValidationError {
+                errors += error.errors
+            } catch {
+                errors.append(.rejected(entity: type(of: object).entityName, property: nil, error: error))
+            }
+        }
+        isValidatingSave = true
+        defer { isValidatingSave = false }
         // The inserted objects, then the changed ones not inserted (without
         // building their union: a save of many inserts hashes each once).
-        let candidates = [Array(tracker.inserted), tracker.changedObjects.filter { !$0.isInserted }].joined()
-        for object in candidates where !object.isDeleted && object._contextRef === self {
-            guard let entity = object._entity else { continue }
-            for (index, attribute) in entity.attributes.enumerated() {
-                do {
-                    if let isSet = entity.attributeSlots[index].isSet(in: object) {
-                        if !isSet { errors.append(.missingValue(entity: entity.name, property: attribute.name)) }
-                    } else if try attribute.storeValue(of: object) == nil {
-                        errors.append(.missingValue(entity: entity.name, property: attribute.name))
-                    }
-                } catch {
-                    errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: "\(error)"))
-                }
-            }
-            for (index, destination) in (object._tracking?.foreignTargets ?? [:]).sorted(by: { $0.key < $1.key }) {
-                errors.append(.crossContextRelationship(entity: entity.name, property: entity.propertyName(at: index),
-                                                        destination: destination))
-            }
-            for relationship in entity.relationships {
-                guard let ids = relationship.access.storage(of: object).loadedIDs else { continue }
-                for id in ids {
-                    guard let destination = registered[id], destination.isDeleted else { continue }
-                    errors.append(.danglingReference(entity: entity.name, property: relationship.name,
-                                                     destination: "\(type(of: destination).entityName) \(id)"))
-                }
-            }
+        for object in tracker.inserted where !object.isDeleted && object._contextRef === self {
+            errors += object._graphErrors(in: self)
+            validate(object, ManagedObject.validateForInsert)
+        }
+        for object in tracker.changedObjects where !object.isInserted && !object.isDeleted && object._contextRef === self {
+            errors += object._graphErrors(in: self)
+            validate(object, ManagedObject.validateForUpdate)
         }
         // Objects still pointing at a deleted one (left so by `.noAction`).
         for object in tracker.deleted.union(tracker.discarded) {
@@ -337,15 +335,9 @@ extension ManagedObjectContext {
             }
         }
         for object in tracker.deleted {
-            guard let entity = object._entity else { continue }
-            for relationship in entity.relationships where relationship.deleteRule == .deny {
-                let remaining = relatedIDs(of: object, relationship).filter { registered[$0]?.isDeleted != true }
-                if !remaining.isEmpty {
-                    errors.append(.deleteDenied(entity: entity.name, property: relationship.name))
-                }
-            }
+            errors += object._denyErrors(in: self)
+            validate(object, ManagedObject.validateForDelete)
         }
-        if errors.count == 1 { throw errors[0] }
-        if errors.count > 1 { throw ValidationError.multiple(errors) }
+        if let error = ValidationError.combining(errors) { throw error }
     }
 }

@@ -91,6 +91,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Set while ``processPendingChanges()`` runs, which announces what
     /// changes meanwhile itself.
     var isProcessingPendingChanges = false
+    /// Set while a save calls its objects' validation methods; their default
+    /// implementations then leave out the checks the save makes itself.
+    var isValidatingSave = false
     /// How many `perform`/`performAndWait` blocks of this context are
     /// running on the holding thread, one inside the other.
     var blockDepth = 0

@@ -270,6 +270,85 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// didSave notification.
     open func didSave() {}
 
+    // MARK: Validation
+
+    /// Checks that the object can be inserted as it is. A save calls it for
+    /// each inserted object, after ``willSave()``; an error thrown here fails
+    /// the save, with nothing written and the changes still pending.
+    ///
+    /// The default implementation checks that required attributes have
+    /// values and that relationships point at live objects of this context,
+    /// then calls ``validateValue(_:forKey:)`` for each attribute that has a
+    /// value (derived ones excepted) and each relationship whose destinations
+    /// are loaded, and throws what it found: one ``ValidationError``, or
+    /// ``ValidationError/multiple(_:)``. Override it to check combinations of
+    /// values; as Core Data asks, call `super` first and combine its error
+    /// with yours:
+    ///
+    /// ```swift
+    /// override func validateForInsert() throws {
+    ///     var errors: [ValidationError] = []
+    ///     do { try super.validateForInsert() } catch let error as ValidationError { errors = error.errors }
+    ///     if endDate < startDate {
+    ///         errors.append(.rejected(entity: "Event", property: nil, error: EventError.endsBeforeStart))
+    ///     }
+    ///     if errors.count == 1 { throw errors[0] }
+    ///     if !errors.isEmpty { throw ValidationError.multiple(errors) }
+    /// }
+    /// ```
+    ///
+    /// During a save, the checks of required values, relationships and
+    /// `.deny` rules run even if an override does not call `super`, so that
+    /// a save never writes an incomplete object (a departure from Core Data,
+    /// where an override that skips `super` skips them).
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/validateforinsert()>
+    open func validateForInsert() throws {
+        try _validateProperties()
+    }
+
+    /// Checks that the object's changed state can be saved. A save calls it
+    /// for each updated object, after ``willSave()``; the default
+    /// implementation and the rules for overriding it are those of
+    /// ``validateForInsert()``.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/validateforupdate()>
+    open func validateForUpdate() throws {
+        try _validateProperties()
+    }
+
+    /// Checks that the object can be deleted. A save calls it for each
+    /// deleted object; the default implementation throws
+    /// ``ValidationError/deleteDenied(entity:property:)`` for each `.deny`
+    /// relationship that still has destinations. Call `super` first when
+    /// overriding, as for ``validateForInsert()``.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/validatefordelete()>
+    open func validateForDelete() throws {
+        try _validateDeletion()
+    }
+
+    /// Checks one property's value, Core Data's per-property validation.
+    /// The default ``validateForInsert()`` and ``validateForUpdate()`` call
+    /// it with the current value of each attribute and loaded relationship
+    /// (`nil` for an optional attribute that is `nil` or an empty to-one
+    /// relationship; a to-many relationship's value is a `Set<ManagedObject>`).
+    /// Throw to reject the value: a ``ValidationError`` is reported as it is,
+    /// any other error as ``ValidationError/rejected(entity:property:error:)``
+    /// naming the key.
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: inout Any?, forKey key: String) throws {
+    ///     try super.validateValue(&value, forKey: key)
+    ///     if key == "title", (value as? String)?.isEmpty == true { throw FeedError.emptyTitle }
+    /// }
+    /// ```
+    ///
+    /// The default implementation throws ``ValidationError/missingValue(entity:property:)``
+    /// for `nil` and a required attribute. Called during a save, a value the
+    /// method replaces is not stored: change values in ``willSave()``.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/validatevalue(_:forkey:)>
+    open func validateValue(_ value: inout Any?, forKey key: String) throws {
+        try _validateRequiredValue(value, forKey: key)
+    }
+
     /// Called when the context applies the deletion of this object (in
     /// `processPendingChanges()`), before the delete rules run.
     open func prepareForDeletion() {}

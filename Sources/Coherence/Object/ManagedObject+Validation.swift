@@ -1,0 +1,98 @@
+// Validation: the checks behind `validateForInsert()`, `validateForUpdate()`,
+// `validateForDelete()` and `validateValue(_:forKey:)`, and the ones a save
+// makes whatever those methods do.
+extension ManagedObject {
+    /// The default ``validateForInsert()`` and ``validateForUpdate()``.
+    final func _validateProperties() throws {
+        var errors: [ValidationError] = []
+        if let context = _contextRef, !context.isValidatingSave {
+            errors += _graphErrors(in: context)
+        }
+        errors += _valueErrors()
+        if let error = ValidationError.combining(errors) { throw error }
+    }
+
+    /// The default ``validateForDelete()``: the `.deny` rule.
+    final func _validateDeletion() throws {
+        guard let context = _contextRef, !context.isValidatingSave else { return }
+        if let error = ValidationError.combining(_denyErrors(in: context)) { throw error }
+    }
+
+    /// The default ``validateValue(_:forKey:)``: a required attribute needs
+    /// a value.
+    final func _validateRequiredValue(_ value: Any?, forKey key: String) throws {
+        guard value == nil, let entity = _entity, let index = entity.indexByName[key],
+              index < entity.attributes.count, !entity.attributes[index].isOptional else { return }
+        throw ValidationError.missingValue(entity: entity.name, property: key)
+    }
+
+    /// What ``validateValue(_:forKey:)`` says of each attribute that has a
+    /// value (a missing one is reported by the save's own checks) and of each
+    /// relationship whose destinations are loaded (one not loaded was not
+    /// changed). A value the method replaces is not stored.
+    final func _valueErrors() -> [ValidationError] {
+        guard let entity = _entity else { return [] }
+        var errors: [ValidationError] = []
+        func validate(_ index: Int, required: Bool = false) {
+            let key = entity.propertyName(at: index)
+            var value = _readProperty(at: index, entity: entity)
+            if required, value == nil { return }
+            do {
+                try validateValue(&value, forKey: key)
+            } catch let error as ValidationError {
+                errors += error.errors
+            } catch {
+                errors.append(.rejected(entity: entity.name, property: key, error: error))
+            }
+        }
+        for (index, attribute) in entity.attributes.enumerated() where !attribute.isDerived {
+            validate(index, required: !attribute.isOptional)
+        }
+        for relationship in entity.relationships where relationship.access.storage(of: self).loadedIDs != nil {
+            validate(relationship.index)
+        }
+        return errors
+    }
+
+    /// The checks a save makes of every inserted and updated object: required
+    /// values, values the store can take, and relationships to objects of
+    /// another context or to deleted objects.
+    final func _graphErrors(in context: ManagedObjectContext) -> [ValidationError] {
+        guard let entity = _entity else { return [] }
+        var errors: [ValidationError] = []
+        for (index, attribute) in entity.attributes.enumerated() {
+            do {
+                if let isSet = entity.attributeSlots[index].isSet(in: self) {
+                    if !isSet { errors.append(.missingValue(entity: entity.name, property: attribute.name)) }
+                } else if try attribute.storeValue(of: self) == nil {
+                    errors.append(.missingValue(entity: entity.name, property: attribute.name))
+                }
+            } catch {
+                errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: "\(error)"))
+            }
+        }
+        for (index, destination) in (_tracking?.foreignTargets ?? [:]).sorted(by: { $0.key < $1.key }) {
+            errors.append(.crossContextRelationship(entity: entity.name, property: entity.propertyName(at: index),
+                                                    destination: destination))
+        }
+        for relationship in entity.relationships {
+            guard let ids = relationship.access.storage(of: self).loadedIDs else { continue }
+            for id in ids {
+                guard let destination = context.registered[id], destination.isDeleted else { continue }
+                errors.append(.danglingReference(entity: entity.name, property: relationship.name,
+                                                 destination: "\(type(of: destination).entityName) \(id)"))
+            }
+        }
+        return errors
+    }
+
+    /// The `.deny` relationships of this (deleted) object that still have
+    /// destinations.
+    final func _denyErrors(in context: ManagedObjectContext) -> [ValidationError] {
+        guard let entity = _entity else { return [] }
+        return entity.relationships.filter { relationship in
+            relationship.deleteRule == .deny
+                && context.relatedIDs(of: self, relationship).contains { context.registered[$0]?.isDeleted != true }
+        }.map { .deleteDenied(entity: entity.name, property: $0.name) }
+    }
+}
