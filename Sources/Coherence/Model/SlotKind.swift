@@ -97,6 +97,18 @@ extension AttributeSlotEntry {
     }
 }
 
+extension AttributeSlotEntry {
+    /// The value in `object` as Swift code sees it, boxed, without building
+    /// its store form: `.some(nil)` for an optional attribute's `nil`, `nil`
+    /// when it was never set; `nil` too for a type that is not native, which
+    /// callers check with ``SlotKind/native`` first.
+    func swiftValue(in object: ManagedObject) -> Any?? {
+        guard let native = kind.native else { return nil }
+        let storage = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: storageOffset)
+        return SlotKind.with(native, Box(storage: storage, isOptional: kind.isOptional))
+    }
+}
+
 /// An operation on a slot, run with the attribute's concrete type.
 private protocol SlotOperation {
     associatedtype Result
@@ -146,6 +158,19 @@ private struct Load: SlotOperation {
         if !isOptional { return storage.assumingMemoryBound(to: T?.self).pointee?.storeValue }
         guard let value = storage.assumingMemoryBound(to: T??.self).pointee else { return nil }
         return value?.storeValue ?? .null
+    }
+}
+
+private struct Box: SlotOperation {
+    typealias Failure = Never
+    let storage: UnsafeRawPointer
+    let isOptional: Bool
+
+    @inline(__always)
+    func run<T: AttributeValue>(_: T.Type) -> Any?? {
+        if !isOptional { return storage.assumingMemoryBound(to: T?.self).pointee.map { .some($0) } }
+        guard let value = storage.assumingMemoryBound(to: T??.self).pointee else { return nil }
+        return .some(value.map { $0 })
     }
 }
 

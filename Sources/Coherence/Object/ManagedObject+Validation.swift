@@ -33,10 +33,8 @@ extension ManagedObject {
     final func _valueErrors() -> [ValidationError] {
         guard let entity = _entity else { return [] }
         var errors: [ValidationError] = []
-        func validate(_ index: Int, required: Bool = false) {
+        func validate(_ index: Int, _ value: inout Any?) {
             let key = entity.propertyName(at: index)
-            var value = _readProperty(at: index, entity: entity)
-            if required, value == nil { return }
             do {
                 try validateValue(&value, forKey: key)
             } catch let error as ValidationError {
@@ -46,10 +44,20 @@ extension ManagedObject {
             }
         }
         for (index, attribute) in entity.attributes.enumerated() where !attribute.isDerived {
-            validate(index, required: !attribute.isOptional)
+            let slot = entity.attributeSlots[index]
+            if slot.kind.native != nil {
+                // The native types, read without looking up generic metadata.
+                guard case .some(var value) = slot.swiftValue(in: self) else { continue }
+                validate(index, &value)
+            } else if let read = attribute.access.currentSwiftValue(of: self) {
+                var value: Any? = read
+                if case Optional<Any>.none = read { value = nil }
+                validate(index, &value)
+            }
         }
         for relationship in entity.relationships where relationship.access.storage(of: self).loadedIDs != nil {
-            validate(relationship.index)
+            var value = _readProperty(at: relationship.index, entity: entity)
+            validate(relationship.index, &value)
         }
         return errors
     }
