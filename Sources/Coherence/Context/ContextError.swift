@@ -14,6 +14,9 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case typeMismatch(entity: String, property: String, expected: String)
     /// The property is ``Derived``: Coherence computes it (batch updates).
     case readOnlyProperty(entity: String, property: String)
+    /// The property is transient (``AttributeOption/transient``): batch
+    /// requests write the store, which does not keep it.
+    case transientProperty(entity: String, property: String)
     /// The ID's entity is not part of this context's model.
     case entityNotInModel(String)
     /// The context has no persistent store coordinator.
@@ -33,6 +36,8 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property) expects a value of type \(expected)"
         case .readOnlyProperty(let entity, let property):
             "\(entity).\(property) is derived; Coherence keeps it current"
+        case .transientProperty(let entity, let property):
+            "\(entity).\(property) is transient; no store keeps it"
         case .entityNotInModel(let name):
             "the entity \(name) is not part of the context's model"
         case .noCoordinator:

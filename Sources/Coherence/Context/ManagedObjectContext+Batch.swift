@@ -51,6 +51,7 @@ extension ManagedObjectContext {
                 throw ContextError.unknownProperty(entity: entity.name, property: name)
             }
             guard !attribute.isDerived else { throw ContextError.readOnlyProperty(entity: entity.name, property: name) }
+            guard !attribute.isTransient else { throw ContextError.transientProperty(entity: entity.name, property: name) }
             guard let stored = try attribute.access.storeValue(forSwiftValue: value) else {
                 throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(attribute.valueType)")
             }
@@ -120,6 +121,7 @@ extension ManagedObjectContext {
                 row[index] = .objectID(id)
             } else {
                 guard !entity.attributes[index].isDerived else { throw ContextError.readOnlyProperty(entity: entity.name, property: name) }
+                guard !entity.attributes[index].isTransient else { throw ContextError.transientProperty(entity: entity.name, property: name) }
                 guard let stored = try entity.attributes[index].access.storeValue(forSwiftValue: value) else {
                     throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(entity.attributes[index].valueType)")
                 }

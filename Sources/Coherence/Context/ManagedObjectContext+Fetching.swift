@@ -174,13 +174,14 @@ extension ManagedObjectContext {
 
     /// The request's sort descriptors as store sort keys, or `nil` if one of
     /// them needs Swift's comparison (a key path that is not an attribute, a
-    /// string comparator no store reproduces, or a type SQL orders
-    /// differently).
+    /// transient attribute, a string comparator no store reproduces, or a
+    /// type SQL orders differently).
     private func storeSortDescriptors<Result>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
         var result: [StoreSortDescriptor] = []
         for descriptor in descriptors {
             guard let strings = StoreStringOrder(descriptor.stringComparator), let keyPath = descriptor.keyPath,
-                  let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else { return nil }
+                  let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
+                  !entity.attributes[index].isTransient else { return nil }
             switch entity.attributes[index].attributeType {
             case .decimal, .codable, .uuid, .binaryData, .uri: return nil
             default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward, strings: strings))

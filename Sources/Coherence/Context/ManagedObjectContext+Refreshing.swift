@@ -10,7 +10,9 @@ extension ManagedObjectContext {
     ///   used.
     /// - With `mergeChanges: true` the latest committed values replace the
     ///   properties the object has not changed; its own changes stay. An
-    ///   object without changes turns into a fault.
+    ///   object without changes turns into a fault. Transient attributes
+    ///   keep their values with `mergeChanges: true` and go back to their
+    ///   initial values with `false`, as Core Data documents.
     ///
     /// The object is reported under `refreshed` in the next
     /// didChangeObjects notification. An object no longer in the store is
@@ -33,7 +35,7 @@ extension ManagedObjectContext {
         derivationStale(object)
         if object.isFault, let latest {
             // Nothing loaded to merge with: the next use loads the latest values.
-            object._snapshot = latest
+            object._snapshot = mergeChanges ? latest.keepingTransientValues(of: object._snapshot, entity: entity) : latest
             tracker.pendingRefreshed.insert(object)
             object._observationChanged()
             return
@@ -48,7 +50,9 @@ extension ManagedObjectContext {
             object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
         } ?? []
         if mergeChanges, !changed.isEmpty {
+            // Transient values are left alone, as Core Data leaves them.
             for index in 0..<entity.propertyCount where !changed.contains(index) {
+                if index < entity.attributes.count, entity.attributes[index].isTransient { continue }
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
                         RelationshipStorage(storeValue: latest!.values[index], isToMany: relationship.isToMany), of: object)
@@ -56,7 +60,7 @@ extension ManagedObjectContext {
                     try? entity.attributes[index].setStoreValue(latest!.values[index], of: object)
                 }
             }
-            object._snapshot = latest
+            object._snapshot = latest!.keepingTransientValues(of: object._snapshot, entity: entity)
         } else {
             if !mergeChanges {
                 // Undo relationship changes through the setter so destinations follow.
@@ -68,7 +72,10 @@ extension ManagedObjectContext {
             }
             object.willTurnIntoFault()
             object._tracking = nil
-            object._snapshot = latest
+            // The fault keeps the transient values through `mergeChanges: true`
+            // and disposes of them otherwise (Core Data's rule).
+            object._snapshot = mergeChanges && entity.hasTransientAttributes
+                ? latest!.keepingTransientValues(of: object, entity: entity) : latest
             object._access.insert(.fault)
             object.didTurnIntoFault()
         }

@@ -74,7 +74,7 @@ extension ManagedObjectContext {
                     request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
                                                  baseVersion: object._snapshot?.version ?? 0))
                 }
-                result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request)
+                result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request.withoutTransientValues())
                 break
             } catch let error as StoreConflictError {
                 // Resolving changes objects; if the save still fails, undo that.
@@ -100,6 +100,9 @@ extension ManagedObjectContext {
         adoptPermanentIDs(result.permanentIDs, for: Array(inserted))
         for object in inserted.union(updated) {
             object._snapshot = result.snapshots[object.objectID] ?? object._snapshot
+            if let entity = object._entity, entity.hasTransientAttributes {
+                object._snapshot = object._snapshot?.keepingTransientValues(of: object, entity: entity)
+            }
             object._lifecycle = []
         }
         for object in resolution.lost {

@@ -13,6 +13,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     public let defaultValue: StoreValue?
     /// Whether the value is derived (``Derived``) rather than set.
     public let isDerived: Bool
+    /// Whether the attribute is transient (``AttributeOption/transient``):
+    /// tracked by contexts, kept by no store.
+    public let isTransient: Bool
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
@@ -24,8 +27,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var valueType: Any.Type { access.valueType }
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
-         access: any AttributeAccess, storageOffset: Int, isDerived: Bool = false) {
+         access: any AttributeAccess, storageOffset: Int, isDerived: Bool = false, isTransient: Bool = false) {
         self.storageOffset = storageOffset
+        self.isTransient = isTransient
         slotKind = SlotKind(access.valueType)
         self.isDerived = isDerived
         self.name = name
@@ -37,7 +41,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(name): \(attributeType)\(isOptional ? "?" : "")"
+        "\(name): \(attributeType)\(isOptional ? "?" : "")\(isTransient ? " (transient)" : "")"
     }
 
     /// The current value in `object`, in store form; `nil` if it was never set.
@@ -184,11 +188,20 @@ struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
 
 /// Implemented by ``Attribute`` so the model can describe its fields.
 protocol AttributeWrapper {
-    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject) throws(ModelError) -> AttributeDescription
+    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject,
+                         isTransient: Bool) throws(ModelError) -> AttributeDescription
+    /// Whether the wrapper at `offset` in `object` holds a value.
+    static func hasValue(in object: ManagedObject, offset: Int) -> Bool
 }
 
 extension Attribute: AttributeWrapper {
-    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject) throws(ModelError) -> AttributeDescription {
+    static func hasValue(in object: ManagedObject, offset: Int) -> Bool {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
+            .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage != nil
+    }
+
+    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject,
+                         isTransient: Bool) throws(ModelError) -> AttributeDescription {
         guard let codec = ValueCodec<Value>.make() else {
             throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
         }
@@ -206,7 +219,7 @@ extension Attribute: AttributeWrapper {
         return AttributeDescription(
             name: name, index: index, attributeType: codec.attributeType,
             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
-            storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!
+            storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!, isTransient: isTransient
         )
     }
 }

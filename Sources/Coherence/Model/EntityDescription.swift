@@ -20,6 +20,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let indexByOffset: PropertyOffsets
     /// The attributes as the per-row paths walk them, in the same order.
     let attributeSlots: [AttributeSlotEntry]
+    /// The attributes a store keeps: all but the transient ones, in order.
+    let storedAttributes: [AttributeDescription]
+    /// Whether some attribute is transient.
+    var hasTransientAttributes: Bool { storedAttributes.count != attributes.count }
     let indexByName: [String: Int]
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
@@ -50,6 +54,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.relationships = relationships
         precondition(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
         attributeSlots = attributes.map(AttributeSlotEntry.init)
+        storedAttributes = attributes.filter { !$0.isTransient }
         indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }

@@ -74,7 +74,10 @@ private struct EntityDeclaration {
     init(_ type: ManagedObject.Type) throws(ModelError) {
         self.type = type
         name = type.entityName
-        let prototype = type.init()
+        var made: ManagedObject?
+        let listedOptions = AttributeOptionRecorder.recording(.listing) { made = type.init() }
+        let prototype = made!
+        let optionsByOffset = try Self.attributeOptions(type, listedOptions, prototype: prototype, entity: name)
         prototype._becomePrototype()
         self.prototype = prototype
         var attributes: [AttributeDescription] = []
@@ -91,7 +94,8 @@ private struct EntityDeclaration {
                 attributeOffsets.append(field.offset)
             } else if let wrapper = field.type as? any AttributeWrapper.Type {
                 attributes.append(try wrapper.describe(
-                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype))
+                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype,
+                    isTransient: optionsByOffset[field.offset]?.contains(.transient) == true))
                 attributeOffsets.append(field.offset)
             } else if let wrapper = field.type as? any RelationshipWrapper.Type {
                 relationships.append(wrapper.declare(name: propertyName, offset: field.offset, prototype: prototype))
@@ -101,6 +105,28 @@ private struct EntityDeclaration {
         self.relationships = relationships
         self.derived = derived
         offsets = attributeOffsets + relationships.map(\.offset)
+    }
+
+    /// The options of each attribute declared with some, by field offset
+    /// (see ``AttributeOptionRecorder``).
+    private static func attributeOptions(_ type: ManagedObject.Type, _ listed: [[AttributeOption]], prototype: ManagedObject,
+                                         entity: String) throws(ModelError) -> [Int: [AttributeOption]] {
+        guard !listed.isEmpty else { return [:] }
+        var made: ManagedObject?
+        _ = AttributeOptionRecorder.recording(.marking) { made = type.init() }
+        let marked = made!
+        var declared: [Int] = []
+        for field in reflectFields(of: type) where field.name.hasPrefix("_") {
+            guard let wrapper = field.type as? any AttributeWrapper.Type else { continue }
+            if wrapper.hasValue(in: prototype, offset: field.offset), !wrapper.hasValue(in: marked, offset: field.offset) {
+                declared.append(field.offset)
+            }
+        }
+        guard declared.count == listed.count else {
+            throw .invalidAttributeOptions(
+                entity: entity, reason: "\(listed.count) initializers with options ran, for \(declared.count) declared attributes")
+        }
+        return Dictionary(uniqueKeysWithValues: zip(declared, listed))
     }
 
     /// The offset of the attribute that `keyPath` reads, as an index.

@@ -17,6 +17,11 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A fetch index (``ManagedObject/indexes``) names something that is not
     /// an attribute of the entity, or nothing.
     case invalidIndex(entity: String, property: String, reason: String)
+    /// The options given to ``Attribute`` initializers (`@Attribute(.transient)`)
+    /// cannot be matched with the entity's attributes: an initializer with
+    /// options ran for a wrapper outside a property declaration (in an
+    /// `init`, for example). Declare options on the property itself.
+    case invalidAttributeOptions(entity: String, reason: String)
 
     public var description: String {
         switch self {
@@ -36,6 +41,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): cannot derive the value: \(reason)"
         case .invalidIndex(let entity, let property, let reason):
             "\(entity).\(property): cannot index it: \(reason)"
+        case .invalidAttributeOptions(let entity, let reason):
+            "\(entity): cannot match attribute options with attributes: \(reason)"
         }
     }
 }

@@ -32,7 +32,7 @@ struct StoredModel: Codable, Equatable {
         entities = model.entities.map { entity in
             Entity(
                 name: entity.name,
-                attributes: entity.attributes.map { attribute in
+                attributes: entity.storedAttributes.map { attribute in
                     let derivation = entity.derivations.first { $0.propertyIndex == attribute.index }.map {
                         "\($0.kind) \(entity.propertyName(at: $0.relationshipIndex)) \($0.childAttributeIndex.map(String.init) ?? "-") \($0.declaration.expression.map { "\($0)" } ?? "-")"
                     }
@@ -117,7 +117,7 @@ struct SQLiteMigration {
         let renames = entity.managedObjectClass.propertyRenamingIdentifiers
         let table = SQLiteSchema.table(entity)
         var oldAttributes = Dictionary(uniqueKeysWithValues: previous.attributes.map { ($0.name, $0) })
-        for attribute in entity.attributes {
+        for attribute in entity.storedAttributes {
             let oldName = oldAttributes[attribute.name] != nil ? attribute.name : renames[attribute.name]
             if let oldName, let old = oldAttributes.removeValue(forKey: oldName) {
                 guard old.type == "\(attribute.attributeType)" else {

@@ -144,6 +144,9 @@ struct SQLPredicateCompiler {
                 return .object(destination, key: column(relationship.name, of: entity, key: key, alias: alias), alias: nil)
             }
             let attribute = entity.attributes[index]
+            guard !attribute.isTransient else {
+                throw unsupported("the transient attribute \(attribute.name), which no store keeps")
+            }
             return .value(column(attribute.name, of: entity, key: key, alias: alias), attribute.attributeType)
         case .toMany(let owner, let key, let relationship, let filter):
             if relationship.valueType._countKeyPaths.contains(keyPath) {

@@ -26,9 +26,10 @@ enum SQLiteSchema {
         entity.relationships.filter { !$0.isToMany }
     }
 
-    /// The columns of an entity's table after `Z_PK` and `Z_OPT`, in snapshot order.
+    /// The columns of an entity's table after `Z_PK` and `Z_OPT`, in snapshot
+    /// order: stored (not transient) attributes, then to-one relationships.
     static func columns(_ entity: EntityDescription) -> [String] {
-        entity.attributes.map(\.name) + toOne(entity).map(\.name)
+        entity.storedAttributes.map(\.name) + toOne(entity).map(\.name)
     }
 
     /// `Z_PK, Z_OPT, attribute…, toOne…`, quoted, for SELECT lists.
@@ -70,7 +71,7 @@ enum SQLiteSchema {
 
     static func createTable(_ entity: EntityDescription, in db: Database) throws {
         var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL"]
-        definitions += entity.attributes.map { "\(quote($0.name)) \($0.attributeType.sqlType)" }
+        definitions += entity.storedAttributes.map { "\(quote($0.name)) \($0.attributeType.sqlType)" }
         definitions += toOne(entity).map { "\(quote($0.name)) INTEGER" }
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table(entity)) (\(definitions.joined(separator: ", ")))")
         for relationship in toOne(entity) {

@@ -122,7 +122,7 @@ extension SQLiteStore {
         var columns: [StoreValue] = []
         columns.reserveCapacity(before.count + values.count + after.count)
         columns += before
-        for attribute in entity.attributes { columns.append(values[attribute.index]) }
+        for attribute in entity.storedAttributes { columns.append(values[attribute.index]) }
         for relationship in entity.relationships where !relationship.isToMany { columns.append(values[relationship.index]) }
         columns += after
         return columns

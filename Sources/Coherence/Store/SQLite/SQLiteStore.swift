@@ -184,6 +184,11 @@ public final class SQLiteStore: PersistentStore {
         values.reserveCapacity(entity.propertyCount)
         var column = first + 2
         for (index, slot) in entity.attributeSlots.enumerated() {
+            if entity.attributes[index].isTransient {
+                // No column: a loaded object has the declared initial value.
+                values.append(entity.attributes[index].defaultValue ?? .null)
+                continue
+            }
             do {
                 let value = try StoreValue(sqliteStatement: statement, index: column, type: slot.attributeType)
                 if case .null = value, slot.readsNullAsNaN {

@@ -1,0 +1,56 @@
+// Transient attributes (`@Attribute(.transient)`) between a context and its
+// store: the store is given their initial values, never the objects' own,
+// and a saved object keeps its own as its committed state (so that rollback
+// and `refresh(_:mergeChanges: true)` treat them as Core Data does).
+
+extension StoreSaveRequest {
+    /// The request as a persistent store is given it: each transient
+    /// attribute's value replaced by its initial value (`nil` when declared
+    /// without one), so that no store keeps what objects hold in it.
+    ///
+    /// **Complexity:** O(1) for a model without transient attributes,
+    /// otherwise O(saved objects of entities that have some).
+    func withoutTransientValues() -> StoreSaveRequest {
+        var request = self
+        func stripped(_ values: [StoreValue], _ entity: EntityDescription) -> [StoreValue] {
+            var values = values
+            for attribute in entity.attributes where attribute.isTransient {
+                values[attribute.index] = attribute.defaultValue ?? .null
+            }
+            return values
+        }
+        for (position, insert) in inserted.enumerated() where insert.entity.hasTransientAttributes {
+            request.inserted[position] = Insert(objectID: insert.objectID, entity: insert.entity,
+                                                values: stripped(insert.values, insert.entity))
+        }
+        for (position, update) in updated.enumerated() where update.entity.hasTransientAttributes {
+            request.updated[position] = Update(objectID: update.objectID, entity: update.entity,
+                                               values: stripped(update.values, update.entity), baseVersion: update.baseVersion)
+        }
+        return request
+    }
+}
+
+extension Snapshot {
+    /// This committed snapshot with `object`'s current transient values in
+    /// place of the initial values the store returned.
+    func keepingTransientValues(of object: ManagedObject, entity: EntityDescription) -> Snapshot {
+        var values = self.values
+        for attribute in entity.attributes where attribute.isTransient {
+            if let current = try? attribute.storeValue(of: object) { values[attribute.index] = current }
+        }
+        return Snapshot(objectID: objectID, values: values, version: version)
+    }
+
+    /// This snapshot with the transient values of `previous` (the object's
+    /// committed state before it): a store's snapshot holds initial values
+    /// there, which must not replace what a context keeps.
+    func keepingTransientValues(of previous: Snapshot?, entity: EntityDescription) -> Snapshot {
+        guard let previous, entity.hasTransientAttributes else { return self }
+        var values = self.values
+        for attribute in entity.attributes where attribute.isTransient {
+            values[attribute.index] = previous.values[attribute.index]
+        }
+        return Snapshot(objectID: objectID, values: values, version: version)
+    }
+}
