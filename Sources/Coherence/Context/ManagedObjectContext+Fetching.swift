@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         let objects = try matchingObjects(request)
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(for: Result.self))
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(of: request))
         }
         if !request.returnsObjectsAsFaults {
             for object in objects where object.isFault { _fulfillFault(object) }
@@ -45,7 +45,7 @@ extension ManagedObjectContext {
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
         _assertOnQueue()
         processPendingChanges()
-        let entity = entity(for: Result.self)
+        let entity = try entity(of: request)
         if !request.evaluatesPredicateInMemory, !(request.includesPendingChanges && hasPendingChanges(of: entity)) {
             var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
                                                  variable: request.predicate?.variable.key)
@@ -68,7 +68,7 @@ extension ManagedObjectContext {
         var committed = request
         committed.includesPendingChanges = false
         committed.fetchBatchSize = 0 // the dictionaries need every row's values now
-        let entity = entity(for: Result.self)
+        let entity = try entity(of: request)
         let names = propertiesToFetch ?? (entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name))
         let objects = try fetch(committed)
         return try objects.map { object in
@@ -176,11 +176,13 @@ extension ManagedObjectContext {
     /// them needs Swift's comparison (a key path that is not an attribute, a
     /// string comparator no store reproduces, or a type SQL orders
     /// differently).
-    private func storeSortDescriptors<Result>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
+    private func storeSortDescriptors<Result: ManagedObject>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
         var result: [StoreSortDescriptor] = []
         for descriptor in descriptors {
-            guard let strings = StoreStringOrder(descriptor.stringComparator), let keyPath = descriptor.keyPath,
-                  let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count else { return nil }
+            let keyed = try? descriptor.keyedAttributeIndex(in: entity)
+            guard let strings = StoreStringOrder(keyed != nil ? KeyedSortValue.strings : descriptor.stringComparator),
+                  let index = keyed ?? descriptor.keyPath.flatMap({ entity.propertyIndex(for: $0) }),
+                  index < entity.attributes.count else { return nil }
             switch entity.attributes[index].attributeType {
             case .decimal, .codable, .uuid, .binaryData, .uri: return nil
             default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward, strings: strings))
@@ -199,8 +201,9 @@ extension ManagedObjectContext {
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let entity = entity(for: Result.self)
+        let entity = try entity(of: request)
         let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        for descriptor in request.sortDescriptors { _ = try descriptor.keyedAttributeIndex(in: entity) }
         let storeSort = storeSortDescriptors(request.sortDescriptors, entity: entity)
         var predicateInStore = request.predicate != nil && !request.evaluatesPredicateInMemory
         let storeWindows = !pending && storeSort != nil && (request.predicate == nil || predicateInStore)
