@@ -41,4 +41,15 @@ extension ManagedObjectContext {
         }
         return entity
     }
+
+    /// The entity a fetched results controller's request fetches. A
+    /// controller cannot throw when made: an unknown entity name stops the
+    /// program, naming it, as Core Data raises for it.
+    func entity<Result: ManagedObject>(forController request: FetchRequest<Result>) -> EntityDescription {
+        do {
+            return try entity(of: request)
+        } catch {
+            preconditionFailure("Coherence: a fetched results controller's request names the entity \"\(request.entityName ?? "")\", which the model of \(self) does not have")
+        }
+    }
 }

@@ -77,4 +77,23 @@ struct EntityNameFetchTests {
             }
         }
     }
+
+    /// A fetched results controller over an entity given by name, sectioned
+    /// and sorted by name, follows changes as a typed one does.
+    @Test(arguments: StoreKind.allCases) func fetchedResultsController(store: StoreKind) throws {
+        let context = try RunTimeQueryStack.seeded(store)
+        try context.performAndWait { () throws in
+            let request = FetchRequest<ManagedObject>(entityName: "Automobile",
+                                                      sortBy: [SortDescriptor(key: "year"), SortDescriptor(key: "price")])
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "year")
+            try controller.performFetch()
+            #expect(controller.sections?.map(\.name) == ["2019", "2021", "2023", "2024"])
+            #expect(controller.sections?.first?.numberOfObjects == 3)
+            let bmw = try #require(try context.fetch(FetchRequest<Automobile>(predicate: #Predicate { $0.make == "BMW" })).first)
+            bmw.year = 2030
+            try context.save()
+            #expect(controller.sections?.map(\.name) == ["2019", "2021", "2023", "2024", "2030"])
+            #expect(controller.fetchedObjects?.last === bmw)
+        }
+    }
 }
