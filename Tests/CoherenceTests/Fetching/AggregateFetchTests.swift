@@ -9,17 +9,17 @@ import Testing
 ///   will operate on the groups specified in propertiesToGroupBy rather
 ///   than the whole table."
 ///   (https://developer.apple.com/documentation/coredata/nsfetchrequest/propertiestogroupby)
-/// - `havingPredicate`: "The predicate used to filter rows being returned
-///   by a query containing a GROUP BY."
+/// - `havingPredicate`: filters the groups of a query with a GROUP BY
 ///   (https://developer.apple.com/documentation/coredata/nsfetchrequest/havingpredicate)
-/// - `returnsDistinctResults`: "whether the request should return only
+/// - `returnsDistinctResults`: whether the fetch request "returns only
 ///   distinct values for the fields specified by propertiesToFetch"
 ///   (https://developer.apple.com/documentation/coredata/nsfetchrequest/returnsdistinctresults)
 /// - `NSExpressionDescription`: a name, an expression and a result type
 ///   (https://developer.apple.com/documentation/coredata/nsexpressiondescription)
-/// - Dictionary results do not include unsaved changes: "the dictionary
-///   result type … does not include pending changes"
-///   (https://developer.apple.com/documentation/coredata/nsfetchrequest/includespendingchanges)
+/// - Dictionary results reflect the store, not the context's unsaved
+///   changes (`includesPendingChanges`, Special Considerations:
+///   https://developer.apple.com/documentation/coredata/nsfetchrequest/includespendingchanges;
+///   see also https://developer.apple.com/documentation/coredata/nsfetchrequestresulttype/dictionaryresulttype)
 ///
 /// Each test runs on the SQLite store (one SQL query) and on the in-memory
 /// store (evaluated by the context), and the results must be identical.
