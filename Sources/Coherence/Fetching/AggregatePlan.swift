@@ -47,10 +47,10 @@ struct AggregatePlan {
     func rows(of snapshots: [Snapshot]) -> [[StoreValue]] {
         var rows: [[StoreValue]]
         if isGrouped {
-            var order: [[StoreValue]] = []
-            var groups: [[StoreValue]: [Snapshot]] = [:]
+            var order: [[ExactValue]] = []
+            var groups: [[ExactValue]: [Snapshot]] = [:]
             for snapshot in snapshots {
-                let key = groupBy.map { snapshot.values[$0] }
+                let key = groupBy.map { ExactValue(snapshot.values[$0]) }
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(snapshot)
             }
@@ -75,8 +75,8 @@ struct AggregatePlan {
             }
         }
         if distinct {
-            var seen = Set<[StoreValue]>()
-            rows = rows.filter { seen.insert($0).inserted }
+            var seen = Set<[ExactValue]>()
+            rows = rows.filter { seen.insert($0.map(ExactValue.init)).inserted }
         }
         if !sort.isEmpty {
             let keys = sort.map { descriptor in
@@ -173,6 +173,25 @@ struct AggregatePlan {
             case .greaterThan: return order == .orderedDescending
             case .greaterThanOrEqual: return order != .orderedAscending
             }
+        }
+    }
+}
+
+/// A value compared as SQL's default `BINARY` collation compares it, for
+/// grouping and distinct rows: strings by their exact UTF-8 bytes (a
+/// composed and a decomposed "é" are two groups, though Swift's `==` finds
+/// them equal).
+struct ExactValue: Hashable {
+    private let value: StoreValue
+    private let bytes: [UInt8]?
+
+    init(_ value: StoreValue) {
+        if case .string(let string) = value {
+            self.value = .null
+            bytes = Array(string.utf8)
+        } else {
+            self.value = value
+            bytes = nil
         }
     }
 }

@@ -22,7 +22,10 @@ extension ManagedObjectContext {
     /// value that is `nil` is absent. The request's predicate selects the
     /// rows before grouping; its sort descriptors order the results and
     /// must name fetched attributes; its limit and offset window the
-    /// results. As in Core Data, unsaved changes are not included.
+    /// results. As in Core Data, unsaved changes are not included. Strings
+    /// group, are distinct and compare in `min`, `max` and the having
+    /// condition by their exact characters, as SQL compares them: a composed
+    /// and a decomposed "é" are two groups.
     ///
     /// The SQLite store runs the whole fetch as one SQL query with every
     /// value bound; for other stores (and with

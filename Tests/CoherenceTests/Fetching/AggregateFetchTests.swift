@@ -206,4 +206,79 @@ struct AggregateFetchTests {
             }
         }
     }
+
+    /// Random inventories (missing models, accents composed and decomposed,
+    /// repeated values), random groupings, aggregates, having conditions
+    /// and distinct fetches: the SQLite store's SQL and the context's
+    /// evaluation give the same rows.
+    @Test(arguments: 0..<12) func storesAgreeOnRandomData(seed: UInt64) throws {
+        var random = SplitMix(seed: seed)
+        let makes = ["Tesla", "Volvo", "Fiat", "fiat", "Škoda", "S\u{30C}koda", "é", "e\u{301}", ""]
+        let models: [String?] = [nil, "A", "B", "a", "Z 1", "é"]
+        let inventory = (0..<random.next(below: 40)).map { _ in
+            (makes[random.next(below: makes.count)], models[random.next(below: models.count)], 2000 + random.next(below: 25),
+             Double(random.next(below: 50) * 1_000), random.next(below: 2) == 0)
+        }
+        let sqlite = try RunTimeQueryStack.seeded(.sqlite, inventory: inventory)
+        let memory = try RunTimeQueryStack.seeded(.inMemory, inventory: inventory)
+        let groupable = ["make", "model", "year", "isElectric", "dealer"]
+        for _ in 0..<8 {
+            let groupBy = groupable.filter { _ in random.next(below: 3) == 0 }
+            let aggregates: [(String, AggregateExpression, AttributeType)] = [
+                ("n", .count(["make", "model", "dealer"][random.next(below: 3)]), .integer64),
+                ("total", .sum(["price", "year"][random.next(below: 2)]), .double),
+                ("low", .min(["make", "model", "year", "price"][random.next(below: 4)]), .string),
+                ("high", .max(["make", "model", "year", "price"][random.next(below: 4)]), .string),
+                ("mean", .average("price"), .double),
+            ].filter { _ in random.next(below: 2) == 0 }
+            let properties: [PropertyToFetch] = groupBy.map { .property($0) } + aggregates.map { Self.expression($0.0, $0.1, $0.2) }
+            guard !properties.isEmpty else { continue }
+            var having: HavingPredicate?
+            if let first = aggregates.first, random.next(below: 2) == 0 {
+                let threshold = first.0 == "n" ? StoreValue.integer(Int64(random.next(below: 4))) : .double(Double(random.next(below: 60_000)))
+                having = first.0 == "low" || first.0 == "high" ? .compare(first.0, .greaterThan, "F")
+                    : .or([.comparison(first.0, .greaterThan, threshold), .not(.comparison(first.0, .lessThan, threshold))])
+            }
+            let distinct = groupBy.isEmpty && aggregates.isEmpty ? true : random.next(below: 2) == 0
+            let predicate: Predicate<Automobile>? = random.next(below: 2) == 0 ? #Predicate { $0.year > 2010 } : nil
+            let request = FetchRequest<Automobile>(predicate: predicate)
+            let a = try sqlite.performAndWait {
+                try sqlite.fetchDictionaries(request, propertiesToFetch: properties, propertiesToGroupBy: groupBy,
+                                             havingPredicate: having, returnsDistinctResults: distinct)
+            }
+            let b = try memory.performAndWait {
+                try memory.fetchDictionaries(request, propertiesToFetch: properties, propertiesToGroupBy: groupBy,
+                                             havingPredicate: having, returnsDistinctResults: distinct)
+            }
+            #expect(Self.normalized(a, dealersOf: sqlite) == Self.normalized(b, dealersOf: memory),
+                    "seed \(seed): \(properties) by \(groupBy) having \(String(describing: having))")
+        }
+    }
+
+    /// Rows as sorted text, dealers by name (their IDs differ between stores).
+    private static func normalized(_ rows: [[String: Any]], dealersOf context: ManagedObjectContext) -> [String] {
+        context.performAndWait {
+            rows.map { row in
+                row.sorted { $0.key < $1.key }.map { key, value in
+                    if let id = value as? ManagedObjectID { return "\(key)=\((context.object(with: id) as! CarDealer).name)" }
+                    return "\(key)=\(value)"
+                }.joined(separator: ",")
+            }.sorted()
+        }
+    }
+}
+
+/// A small seeded generator, so that a failure can be replayed.
+struct SplitMix {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+
+    mutating func next(below bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
+    }
 }

@@ -34,7 +34,7 @@ enum RunTimeQueryStack {
     /// A private-queue context on a new store of `store`'s kind, holding the
     /// inventory, saved; cars of even index at dealer "North", the others
     /// at "South".
-    static func seeded(_ store: StoreKind) throws -> ManagedObjectContext {
+    static func seeded(_ store: StoreKind, inventory: [(String, String?, Int, Double, Bool)] = inventory) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Automobile.self, CarDealer.self]))
         try coordinator.addPersistentStore(store.makeDescription())
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
