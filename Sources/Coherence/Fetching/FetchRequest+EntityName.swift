@@ -15,7 +15,7 @@ extension FetchRequest {
     /// `Result` is usually ``ManagedObject``; predicates and sort
     /// descriptors then must not depend on a subclass: ``CompoundPredicate``s
     /// of such predicates, `#Predicate<ManagedObject> { $0.objectID == id }`,
-    /// and sort descriptors by name (``Foundation/SortDescriptor/init(key:order:)``).
+    /// and sort descriptors by name (`SortDescriptor(key:order:)`).
     /// Values are read with ``ManagedObject/value(forKey:)``.
     ///
     /// A fetch, count or dictionary fetch throws

@@ -88,7 +88,7 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
     /// set ``FetchRequest/evaluatesPredicateInMemory`` to evaluate it on
     /// objects instead.
     case unsupportedPredicate(entity: String, construct: String)
-    /// A sort descriptor made by name (``Foundation/SortDescriptor/init(key:order:)``)
+    /// A sort descriptor made by name (`SortDescriptor(key:order:)`)
     /// names no attribute of the entity that can be ordered.
     case unknownSortKey(entity: String, key: String)
     /// A fetch request names an entity the model does not have

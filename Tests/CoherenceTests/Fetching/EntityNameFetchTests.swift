@@ -23,6 +23,12 @@ struct EntityNameFetchTests {
             let rows = try context.fetchDictionaries(request, propertiesToFetch: ["make", "year"])
             #expect(rows.map { $0["year"] as? Int } == [2024, 2023])
             #expect(try context.fetchObjectIDs(request) == cars.prefix(2).map(\.objectID))
+            let count = ExpressionDescription(name: "count", expression: .count("make"), resultType: .integer64)
+            let perYear = try context.fetchDictionaries(
+                FetchRequest<ManagedObject>(entityName: "Automobile", sortBy: [SortDescriptor(key: "year")]),
+                propertiesToFetch: ["year", .expression(count)], propertiesToGroupBy: ["year"])
+            #expect(perYear.map { $0["year"] as? Int } == [2019, 2021, 2023, 2024])
+            #expect(perYear.map { $0["count"] as? Int } == [3, 2, 1, 1])
         }
     }
 
