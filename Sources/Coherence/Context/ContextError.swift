@@ -15,7 +15,8 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The property is ``Derived``: Coherence computes it (batch updates).
     case readOnlyProperty(entity: String, property: String)
     /// The property is transient (``AttributeOption/transient``): batch
-    /// requests write the store, which does not keep it.
+    /// requests and dictionary fetches work on the store, which does not
+    /// keep it.
     case transientProperty(entity: String, property: String)
     /// The ID's entity is not part of this context's model.
     case entityNotInModel(String)

@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         let objects = try matchingObjects(request)
         if !request.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(for: Result.self))
+            try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(of: request))
         }
         if !request.returnsObjectsAsFaults {
             for object in objects where object.isFault { _fulfillFault(object) }
@@ -45,7 +45,7 @@ extension ManagedObjectContext {
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
         _assertOnQueue()
         processPendingChanges()
-        let entity = entity(for: Result.self)
+        let entity = try entity(of: request)
         if !request.evaluatesPredicateInMemory, !(request.includesPendingChanges && hasPendingChanges(of: entity)) {
             var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
                                                  variable: request.predicate?.variable.key)
@@ -60,29 +60,39 @@ extension ManagedObjectContext {
     /// dictionary result type gives them: one dictionary per object, keyed by
     /// property name, holding attribute values and the object IDs of to-one
     /// destinations (absent for `nil`). Unsaved changes are not included.
-    /// - Parameter propertiesToFetch: the names to include; all attributes and
-    ///   to-one relationships when `nil`.
+    /// - Parameter propertiesToFetch: the names to include; all attributes
+    ///   but transient ones, and to-one relationships, when `nil`. A transient
+    ///   attribute throws ``ContextError/transientProperty(entity:property:)``:
+    ///   the store does not keep it.
     public func fetchDictionaries<Result: ManagedObject>(
         _ request: FetchRequest<Result>, propertiesToFetch: [String]? = nil
     ) throws -> [[String: Any]] {
         var committed = request
         committed.includesPendingChanges = false
         committed.fetchBatchSize = 0 // the dictionaries need every row's values now
-        let entity = entity(for: Result.self)
-        let names = propertiesToFetch ?? (entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name))
+        let entity = try entity(of: request)
+        let names = propertiesToFetch ?? (entity.storedAttributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name))
+        // The names are checked before fetching, so a bad one throws even
+        // when nothing matches.
+        let indexes = try names.map { name in
+            guard let index = entity.indexByName[name] else {
+                throw ContextError.unknownProperty(entity: entity.name, property: name)
+            }
+            if let relationship = entity.relationship(at: index), relationship.isToMany {
+                throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "an attribute or to-one relationship")
+            }
+            if index < entity.attributes.count, entity.attributes[index].isTransient {
+                throw ContextError.transientProperty(entity: entity.name, property: name)
+            }
+            return index
+        }
         let objects = try fetch(committed)
         return try objects.map { object in
             guard let snapshot = object._snapshot ?? _committedSnapshot(of: object) else { return [:] }
             var dictionary: [String: Any] = [:]
-            for name in names {
-                guard let index = entity.indexByName[name] else {
-                    throw ContextError.unknownProperty(entity: entity.name, property: name)
-                }
+            for (name, index) in zip(names, indexes) {
                 let value = snapshot.values[index]
-                if let relationship = entity.relationship(at: index) {
-                    guard !relationship.isToMany else {
-                        throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "an attribute or to-one relationship")
-                    }
+                if entity.relationship(at: index) != nil {
                     if case .objectID(let id) = value { dictionary[name] = id }
                 } else if value != .null {
                     dictionary[name] = try entity.attributes[index].access.swiftValue(value)
@@ -176,12 +186,13 @@ extension ManagedObjectContext {
     /// them needs Swift's comparison (a key path that is not an attribute, a
     /// transient attribute, a string comparator no store reproduces, or a
     /// type SQL orders differently).
-    private func storeSortDescriptors<Result>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
+    private func storeSortDescriptors<Result: ManagedObject>(_ descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [StoreSortDescriptor]? {
         var result: [StoreSortDescriptor] = []
         for descriptor in descriptors {
-            guard let strings = StoreStringOrder(descriptor.stringComparator), let keyPath = descriptor.keyPath,
-                  let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
-                  !entity.attributes[index].isTransient else { return nil }
+            let keyed = try? descriptor.keyedAttributeIndex(in: entity)
+            guard let strings = StoreStringOrder(keyed != nil ? KeyedSortValue.strings : descriptor.stringComparator),
+                  let index = keyed ?? descriptor.keyPath.flatMap({ entity.propertyIndex(for: $0) }),
+                  index < entity.attributes.count, !entity.attributes[index].isTransient else { return nil }
             switch entity.attributes[index].attributeType {
             case .decimal, .codable, .uuid, .binaryData, .uri: return nil
             default: result.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward, strings: strings))
@@ -200,8 +211,9 @@ extension ManagedObjectContext {
     }
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let entity = entity(for: Result.self)
+        let entity = try entity(of: request)
         let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        for descriptor in request.sortDescriptors { _ = try descriptor.keyedAttributeIndex(in: entity) }
         let storeSort = storeSortDescriptors(request.sortDescriptors, entity: entity)
         var predicateInStore = request.predicate != nil && !request.evaluatesPredicateInMemory
         let storeWindows = !pending && storeSort != nil && (request.predicate == nil || predicateInStore)

@@ -69,6 +69,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// objects that point to it (items sorted by `server?.name`). One level
     /// only: to-many names and dotted paths are ignored.
     public var relationshipKeyPathsForRefreshing: [String] = []
+    /// The name of the entity to fetch, set by
+    /// ``init(entityName:predicate:sortBy:)``; `nil` for `Result`'s own entity.
+    public var entityName: String?
 
     /// A request for the objects of `Result`'s entity.
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
@@ -85,6 +88,12 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
     /// set ``FetchRequest/evaluatesPredicateInMemory`` to evaluate it on
     /// objects instead.
     case unsupportedPredicate(entity: String, construct: String)
+    /// A sort descriptor made by name (`SortDescriptor(key:order:)`)
+    /// names no attribute of the entity that can be ordered.
+    case unknownSortKey(entity: String, key: String)
+    /// A fetch request names an entity the model does not have
+    /// (``FetchRequest/init(entityName:predicate:sortBy:)``).
+    case unknownEntity(name: String)
 
     public var description: String {
         switch self {
@@ -92,6 +101,10 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
             "the predicate of a \(entity) fetch could not be evaluated: \(reason)"
         case .unsupportedPredicate(let entity, let construct):
             "the predicate of a \(entity) fetch uses \(construct), which the store cannot translate to SQL; rewrite it or set evaluatesPredicateInMemory"
+        case .unknownSortKey(let entity, let key):
+            "a \(entity) fetch sorts by \"\(key)\", which is not an attribute of \(entity) that can be ordered"
+        case .unknownEntity(let name):
+            "the model has no entity named \"\(name)\""
         }
     }
 }

@@ -57,7 +57,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     public init(fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
                 sectionNameKeyPath: String?, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
-        let entity = managedObjectContext.entity(for: Result.self)
+        let entity = managedObjectContext.entity(forController: fetchRequest)
         let sectionKey = sectionNameKeyPath.map { SectionKey.resolve($0, entity: entity, in: managedObjectContext) } ?? .none
         super.init(managedObjectContext: managedObjectContext, entity: entity, sectionKey: sectionKey,
                    sectionNameKeyPath: sectionNameKeyPath, cacheName: cacheName,
@@ -78,7 +78,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     public init(fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
                 sectionNameKeyPath: KeyPath<Result, String>? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
-        let entity = managedObjectContext.entity(for: Result.self)
+        let entity = managedObjectContext.entity(forController: fetchRequest)
         var sectionKey = SectionKey.none
         var name: String?
         if let keyPath = sectionNameKeyPath {

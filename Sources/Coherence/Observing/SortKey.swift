@@ -23,6 +23,7 @@ enum SortValue: Hashable {
         case let value as Decimal: self = .double(NSDecimalNumber(decimal: value).doubleValue)
         case let value as UUID: self = .string(value.uuidString)
         case let value as URL: self = .string(value.absoluteString)
+        case let value as KeyedSortValue: self = value.value
         default:
             let mirror = Mirror(reflecting: value)
             if mirror.displayStyle == .optional {
@@ -88,7 +89,9 @@ struct SortRule {
 
     init<Compared>(_ descriptor: SortDescriptor<Compared>) {
         reverse = descriptor.order == .reverse
-        strings = descriptor.stringComparator
+        // A by-name descriptor compares strings as a typed one does by default.
+        let byName = descriptor.keyPath.map { type(of: $0).valueType == KeyedSortValue.self } ?? false
+        strings = byName ? KeyedSortValue.strings : descriptor.stringComparator
     }
 }
 

@@ -211,6 +211,13 @@ struct TransientAttributeTests {
             #expect(throws: ContextError.transientProperty(entity: "Note", property: "draft")) {
                 try context.execute(BatchInsertRequest<Note>(objects: [["text": "x", "draft": "y"]]))
             }
+            #expect(throws: ContextError.transientProperty(entity: "Note", property: "score")) {
+                try context.fetchDictionaries(FetchRequest<Note>(), propertiesToFetch: ["text", "score"])
+            }
+            #expect(throws: ContextError.transientProperty(entity: "Note", property: "score")) {
+                try context.fetchDictionaries(FetchRequest<Note>(), propertiesToFetch: [.expression(
+                    ExpressionDescription(name: "total", expression: .sum("score"), resultType: .integer64))])
+            }
         }
     }
 }

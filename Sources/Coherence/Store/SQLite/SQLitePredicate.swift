@@ -128,7 +128,8 @@ struct SQLPredicateCompiler {
     mutating func apply(_ keyPath: AnyKeyPath, to root: Compiled) throws -> Compiled {
         switch root {
         case .object(let entity, let key, let alias):
-            if type(of: keyPath).valueType == ManagedObjectID.self, type(of: keyPath).rootType == entity.managedObjectClass {
+            if type(of: keyPath).valueType == ManagedObjectID.self,
+               type(of: keyPath).rootType == entity.managedObjectClass || type(of: keyPath).rootType == ManagedObject.self {
                 return .object(entity, key: key, alias: alias)
             }
             guard let index = entity.propertyIndex(for: keyPath) else {

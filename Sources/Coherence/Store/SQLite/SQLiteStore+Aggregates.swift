@@ -1,0 +1,100 @@
+import Foundation
+internal import GRDB
+
+// Dictionary fetches with grouping, aggregates, HAVING and DISTINCT, as one
+// SQL query. Names come from the model; every value is bound.
+
+extension SQLiteStore: AggregatingStore {
+    func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
+                       variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]] {
+        let entity = plan.entity
+        var arguments: [DatabaseValue] = []
+        let expressions = plan.columns.map { column -> String in
+            switch column.kind {
+            case .property(let index): return columnSQL(index, entity)
+            case .aggregate(let function, let index):
+                let name = switch function {
+                case .count: "COUNT"
+                case .sum: "SUM"
+                case .min: "MIN"
+                case .max: "MAX"
+                case .average: "AVG"
+                }
+                return "\(name)(\(columnSQL(index, entity)))"
+            }
+        }
+        var sql = "SELECT \(plan.distinct ? "DISTINCT " : "")\(expressions.joined(separator: ", ")) FROM \(SQLiteSchema.table(entity)) AS t0"
+        if let predicate, let variable {
+            var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
+            sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
+            arguments = compiler.arguments
+        }
+        if !plan.groupBy.isEmpty {
+            sql += " GROUP BY " + plan.groupBy.map { columnSQL($0, entity) }.joined(separator: ", ")
+        }
+        if let having = plan.having {
+            sql += " HAVING " + havingSQL(having, expressions: expressions, plan: plan, arguments: &arguments)
+        }
+        var order = plan.sort.map { descriptor in
+            "\(SQLiteSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0")) \(descriptor.ascending ? "ASC" : "DESC")"
+        }
+        if !plan.isGrouped, !plan.distinct { order.append("t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey))") }
+        if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
+        if plan.fetchLimit > 0 || plan.fetchOffset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [(plan.fetchLimit > 0 ? plan.fetchLimit : -1).databaseValue, plan.fetchOffset.databaseValue]
+        }
+        return try read { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values: arguments)).map { row in
+                try plan.columns.indices.map { try value(row[$0] as DatabaseValue, of: plan.columns[$0], entity: entity) }
+            }
+        }
+    }
+
+    private func columnSQL(_ index: Int, _ entity: EntityDescription) -> String {
+        "t0.\(SQLiteSchema.quote(entity.propertyName(at: index)))"
+    }
+
+    private func havingSQL(_ condition: HavingPredicate, expressions: [String], plan: AggregatePlan,
+                           arguments: inout [DatabaseValue]) -> String {
+        switch condition {
+        case .and(let parts):
+            guard !parts.isEmpty else { return "1" }
+            return "(" + parts.map { havingSQL($0, expressions: expressions, plan: plan, arguments: &arguments) }.joined(separator: " AND ") + ")"
+        case .or(let parts):
+            guard !parts.isEmpty else { return "0" }
+            return "(" + parts.map { havingSQL($0, expressions: expressions, plan: plan, arguments: &arguments) }.joined(separator: " OR ") + ")"
+        case .not(let part):
+            return "(NOT \(havingSQL(part, expressions: expressions, plan: plan, arguments: &arguments)))"
+        case .comparison(let name, let op, let value):
+            // The plan checked the name; a NULL value compares as unknown.
+            let expression = plan.column(named: name).map { expressions[$0] } ?? "NULL"
+            let argument = value.sqlArgument
+            arguments.append(argument.value)
+            return "(\(expression) \(op.rawValue) \(argument.placeholder))"
+        }
+    }
+
+    /// A column's value in store form, as ``AggregatePlan/rows(of:)`` gives it.
+    private func value(_ value: DatabaseValue, of column: AggregatePlan.Column, entity: EntityDescription) throws -> StoreValue {
+        if value.isNull { return .null }
+        switch column.kind {
+        case .property(let index), .aggregate(.min, let index), .aggregate(.max, let index):
+            if let relationship = entity.relationship(at: index) {
+                guard case .int64(let key) = value.storage, let destination = model.entitiesByName[relationship.destinationEntityName] else {
+                    return .null
+                }
+                return .objectID(makeObjectID(destination.managedObjectClass, key: key))
+            }
+            return try StoreValue(value, type: entity.attributes[index].attributeType)
+        case .aggregate(.count, _):
+            return .integer(Int64.fromDatabaseValue(value) ?? 0)
+        case .aggregate(.sum, _), .aggregate(.average, _):
+            switch value.storage {
+            case .int64(let int): return .integer(int)
+            case .double(let double): return .double(double)
+            default: return .null
+            }
+        }
+    }
+}
