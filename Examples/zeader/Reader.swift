@@ -15,7 +15,7 @@ final class Reader: FetchedResultsControllerDelegate {
         observation = NotificationCenter.default.addObserver(
             forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil
         ) { note in
-            guard let change = ObjectsDidChange(note) else { return }
+            guard let change = ManagedObjectContext.ObjectsDidChangeMessage.makeMessage(note) else { return }
             var parts: [String] = []
             if !change.inserted.isEmpty { parts.append("inserted [\(Reader.describe(change.inserted))]") }
             if !change.updated.isEmpty { parts.append("updated [\(Reader.describe(change.updated))]") }

@@ -21,7 +21,7 @@ final class WatchingServer: ManagedObject {
     override func willTurnIntoFault() { observation = nil }
 
     private func startObserving() {
-        observation = managedObjectContext?.addObserver(for: ObjectsDidChange.self) { [unowned self] change in
+        observation = managedObjectContext?.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [unowned self] change in
             let changed = change.inserted.union(change.updated).union(change.deleted)
             guard change.updated.contains(self) || changed.contains(where: { ($0 as? WatchedItem)?.server === self }) else { return }
             recounts += 1

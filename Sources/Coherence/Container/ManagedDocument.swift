@@ -72,7 +72,7 @@ public final class ManagedDocument: Sendable {
         return state.withLock { state in
             if let contexts = state.contexts { return contexts.main }
             state.contexts = (main, writer)
-            state.observation = main.addObserver(for: ObjectsDidChange.self) { [weak self] _ in self?.scheduleAutosave() }
+            state.observation = main.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [weak self] _ in self?.scheduleAutosave() }
             return main
         }
     }

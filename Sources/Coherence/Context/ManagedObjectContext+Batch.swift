@@ -142,7 +142,7 @@ extension BatchResult {
         changes = result.changes
     }
 
-    init(affected: [ManagedObjectID], saved: ContextDidSave, type: BatchResultType) {
+    init(affected: [ManagedObjectID], saved: ManagedObjectContext.DidSaveMessage, type: BatchResultType) {
         count = affected.count
         objectIDs = type == .objectIDs ? affected : nil
         changes = saved.objectIDs

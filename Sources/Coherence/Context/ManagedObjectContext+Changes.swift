@@ -242,7 +242,7 @@ extension ManagedObjectContext {
     /// The announcement of everything since the last one; clears the record.
     /// The changed properties of each updated object are worked out only
     /// when object observers want them.
-    private func takePendingChange() -> (ObjectsDidChange, [ObjectIdentifier: Set<Int>]) {
+    private func takePendingChange() -> (ObjectsDidChangeMessage, [ObjectIdentifier: Set<Int>]) {
         let inserted = tracker.pendingInserted
         for object in inserted { object._lifecycle.remove(.insertionUnannounced) }
         let deleted = tracker.pendingDeleted
@@ -268,7 +268,7 @@ extension ManagedObjectContext {
             }
         }
         for object in updated { object._listed.remove(.announcedUpdated) }
-        let change = ObjectsDidChange(
+        let change = ObjectsDidChangeMessage(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             refreshed: tracker.pendingRefreshed, invalidated: tracker.pendingInvalidated,
             invalidatedAll: tracker.pendingInvalidatedAll)

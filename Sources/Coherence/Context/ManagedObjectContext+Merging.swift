@@ -32,7 +32,7 @@ extension ManagedObjectContext {
     ///
     /// ```swift
     /// NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: writer, queue: nil) { note in
-    ///     let changes = ContextDidSave(note)?.objectIDs ?? ObjectIDChanges()
+    ///     let changes = ManagedObjectContext.DidSaveMessage.makeMessage(note)?.objectIDs ?? ObjectIDChanges()
     ///     viewContext.perform { viewContext.mergeChanges(fromContextDidSave: changes) }
     /// }
     /// ```
@@ -50,7 +50,7 @@ extension ManagedObjectContext {
     }
 
     /// ``mergeChanges(fromContextDidSave:)-(Notification)`` for the
-    /// `Sendable` IDs of a save, as ``ContextDidSave/objectIDs`` and the
+    /// `Sendable` IDs of a save, as ``DidSaveMessage/objectIDs`` and the
     /// didSave event sequence carry them.
     public func mergeChanges(fromContextDidSave changes: ObjectIDChanges) {
         _assertOnQueue()
@@ -172,7 +172,7 @@ extension ManagedObjectContext {
             invalidate(object, notify: !object.isFault)
         }
         post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
-             userInfo: ContextDidMergeChanges(context: self, objectIDs: merged).userInfo)
+             userInfo: DidMergeChangesMessage(context: self, objectIDs: merged).userInfo)
         if !mergeBacklog.isEmpty {
             let perObject = (clock.now - announcing) / max(count, 1)
             perform { self.mergeChunk(budget: budget, announcingCostPerObject: perObject) }

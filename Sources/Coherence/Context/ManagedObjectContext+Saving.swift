@@ -30,7 +30,7 @@ extension ManagedObjectContext {
 
     /// ``save()``, returning what it saved (empty when there was nothing).
     @discardableResult
-    func saveChanges() throws -> ContextDidSave {
+    func saveChanges() throws -> DidSaveMessage {
         _assertOnQueue()
         processPendingChanges()
         if isScratch { applyDeleteRules() }
@@ -42,7 +42,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard hasChanges else {
             discardDeletedInsertions()
-            let nothing = ContextDidSave(context: self, inserted: [], updated: [], deleted: [], objectIDs: ObjectIDChanges())
+            let nothing = DidSaveMessage(context: self, inserted: [], updated: [], deleted: [], objectIDs: ObjectIDChanges())
             post(name: ManagedObjectContext.didSaveObjectsNotification, userInfo: nothing.userInfo)
             post(name: ManagedObjectContext.didSaveObjectIDsNotification, userInfo: nothing.objectIDsUserInfo)
             return nothing
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
         tracker.discarded = []
         tracker.clearChanged()
 
-        let didSave = ContextDidSave(
+        let didSave = DidSaveMessage(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
                                        deleted: Set(deleted.map(\.objectID))))

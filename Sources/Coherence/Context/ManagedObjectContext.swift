@@ -343,7 +343,7 @@ private final class AutomaticMerging: @unchecked Sendable {
             forName: ManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
         ) { [weak context] notification in
             guard let context, let saver = notification.object as? ManagedObjectContext, saver !== context,
-                  let changes = ContextDidMergeChanges.objectIDs(inSaveNotification: notification),
+                  case let changes = notification.savedObjectIDs,
                   !changes.isEmpty else { return } // an empty save has nothing to merge
             // A nested context merges its parent's saves; a root context, the
             // store saves of the other root contexts of its coordinator.

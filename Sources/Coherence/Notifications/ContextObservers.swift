@@ -82,8 +82,10 @@ public final class ContextObservation: Sendable {
 
 extension ManagedObjectContext {
     /// Calls `handler` on this context's queue for each notification of the
-    /// given kind that this context posts, in the same moment it is posted on
-    /// `NotificationCenter.default`.
+    /// given kind that this context posts, as its message type, in the same
+    /// moment it is posted on `NotificationCenter.default`. Works for every
+    /// context and every message type, the main-actor ones included on a
+    /// private-queue context.
     ///
     /// Unlike `NotificationCenter`'s block API, the handler need not be
     /// `Sendable`: it runs on the context's queue and may use the context's
@@ -92,7 +94,7 @@ extension ManagedObjectContext {
     ///
     /// ```swift
     /// override func awakeFromInsert() {
-    ///     observation = managedObjectContext?.addObserver(for: ObjectsDidChange.self) { [unowned self] change in
+    ///     observation = managedObjectContext?.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [unowned self] change in
     ///         recount(change)
     ///     }
     /// }
@@ -103,7 +105,7 @@ extension ManagedObjectContext {
         for kind: Kind.Type, using handler: @escaping (Kind) -> Void
     ) -> ContextObservation {
         let id = observers.add(Kind.name) { notification in
-            if let typed = Kind(notification) { handler(typed) }
+            if let typed = Kind.makeMessage(notification) { handler(typed) }
         }
         return ContextObservation(observers: observers, id: id)
     }
@@ -114,7 +116,7 @@ extension ManagedObjectContext {
     /// iterating; events are buffered until consumed.
     ///
     /// ```swift
-    /// for await change in context.events(for: ObjectsDidChange.self) {
+    /// for await change in context.events(for: ManagedObjectContext.ObjectsDidChangeMessage.self) {
     ///     print(change.updated)
     /// }
     /// ```
@@ -128,15 +130,17 @@ extension ManagedObjectContext {
     }
 
     /// Posts a notification to the typed observers and to
-    /// `NotificationCenter.default`, on the calling (context's) queue.
+    /// `NotificationCenter.default`, then its message form (see
+    /// ``postMessage(for:)``), on the calling (context's) queue.
     func post(name: Notification.Name, userInfo: [AnyHashable: Any]?) {
         guard !isScratch else { return }
         let notification = Notification(name: name, object: self, userInfo: userInfo)
         observers.deliver(notification)
         NotificationCenter.default.post(notification)
+        postMessage(for: notification)
     }
 
-    func post(_ change: ObjectsDidChange) {
+    func post(_ change: ObjectsDidChangeMessage) {
         post(name: ManagedObjectContext.didChangeObjectsNotification, userInfo: change.userInfo)
     }
 }

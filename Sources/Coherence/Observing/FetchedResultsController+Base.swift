@@ -122,7 +122,7 @@ public class AnyFetchedResultsController {
         for object in objects { track(object) }
         rebuildSections()
         if observation == nil {
-            observation = managedObjectContext.addObserver(for: ObjectsDidChange.self) { [weak self] change in self?.process(change) }
+            observation = managedObjectContext.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [weak self] change in self?.process(change) }
         }
         snapshotStreams.yield(snapshot(sectionChanges: [], changes: []))
     }

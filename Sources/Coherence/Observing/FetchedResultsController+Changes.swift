@@ -17,7 +17,7 @@ extension AnyFetchedResultsController {
         let after: ObjectIdentifier?
     }
 
-    func process(_ change: ObjectsDidChange) {
+    func process(_ change: ManagedObjectContext.ObjectsDidChangeMessage) {
         guard entries != nil else { return }
         let context = managedObjectContext
 
@@ -31,9 +31,9 @@ extension AnyFetchedResultsController {
         for object in change.refreshed { consider(object) }
         for object in change.deleted { consider(object) }
         for object in change.invalidated { consider(object) }
-        if !change.invalidatedAll.isEmpty {
+        if !change.invalidatedAllIDs.isEmpty {
             // A reset: the notification names the objects by ID only.
-            for object in tracked.values where change.invalidatedAll.contains(object.objectID) { consider(object) }
+            for object in tracked.values where change.invalidatedAllIDs.contains(object.objectID) { consider(object) }
         }
         if !dependents.isEmpty {
             for object in change.updated.union(change.refreshed) {

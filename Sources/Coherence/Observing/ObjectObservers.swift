@@ -118,7 +118,7 @@ final class ObjectObservers: Sendable {
     }
 
     /// Calls the observers concerned by one announced change.
-    func dispatch(_ change: ObjectsDidChange, changedProperties: [ObjectIdentifier: Set<Int>]) {
+    func dispatch(_ change: ManagedObjectContext.ObjectsDidChangeMessage, changedProperties: [ObjectIdentifier: Set<Int>]) {
         guard !isEmpty else { return }
         var calls: [() -> Void] = []
         var byEntity: [Int: (EntityEntry, [ManagedObject], [ManagedObject], [ManagedObject])] = [:]

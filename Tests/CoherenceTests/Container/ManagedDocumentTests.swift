@@ -58,7 +58,7 @@ struct ManagedDocumentTests {
         document.autosaveDelay = .zero
         let context = try await document.open()
         let writer = try #require(context.parent)
-        var saves = writer.events(for: ContextDidSave.self).makeAsyncIterator()
+        var saves = writer.events(for: ManagedObjectContext.DidSaveMessage.self).makeAsyncIterator()
         Server(context: context).name = "autosaved"
         context.processPendingChanges()
         let saved = try #require(await saves.next())

@@ -18,7 +18,7 @@ struct ConcurrencyStressTests {
         let viewer = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
         viewer.automaticMergeBudget = .zero // one object per chunk
         viewer.automaticallyMergesChangesFromParent = true
-        var merges = viewer.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        var merges = viewer.events(for: ManagedObjectContext.DidMergeChangesMessage.self).makeAsyncIterator()
         // Hold the viewer's queue so that both saves' merges wait in it.
         let gate = DispatchSemaphore(value: 0)
         hold(viewer, until: gate)
@@ -56,8 +56,8 @@ struct ConcurrencyStressTests {
         #expect(held == 20)
         viewer.automaticMergeBudget = .zero // one object per chunk
         viewer.automaticallyMergesChangesFromParent = true
-        var merges = viewer.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
-        var changes = viewer.events(for: ObjectsDidChange.self).makeAsyncIterator()
+        var merges = viewer.events(for: ManagedObjectContext.DidMergeChangesMessage.self).makeAsyncIterator()
+        var changes = viewer.events(for: ManagedObjectContext.ObjectsDidChangeMessage.self).makeAsyncIterator()
         try await writer.perform {
             for id in ids { (writer.object(with: id) as! Server).unreadCount = 1 }
             try writer.save()
@@ -84,7 +84,7 @@ struct ConcurrencyStressTests {
         try container.loadPersistentStores()
         let viewContext = container.viewContext
         viewContext.automaticallyMergesChangesFromParent = true
-        var merges = viewContext.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        var merges = viewContext.events(for: ManagedObjectContext.DidMergeChangesMessage.self).makeAsyncIterator()
 
         let writers = 4, rounds = 10, itemsPerRound = 5
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -91,7 +91,7 @@ struct ManyContextsTests {
             #expect(gone.managedObjectContext == nil)
             #expect((fault as! FeedItem).read == true)
         }
-        let mergedIDs = try #require(merged.last.flatMap(ContextDidMergeChanges.init))
+        let mergedIDs = try #require(merged.last.flatMap(ManagedObjectContext.DidMergeChangesMessage.makeMessage))
         #expect(mergedIDs.objectIDs.updated == [server, item])
         #expect(mergedIDs.objectIDs.deleted == [doomed])
     }
@@ -160,7 +160,7 @@ struct ManyContextsTests {
             return server.name == "v1"
         }
         #expect(held)
-        var merges = viewer.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        var merges = viewer.events(for: ManagedObjectContext.DidMergeChangesMessage.self).makeAsyncIterator()
         try await writer.perform {
             (writer.object(with: id) as! Server).name = "v2"
             try writer.save()

@@ -121,7 +121,7 @@ struct NestedContextTests {
         }
         let first = await child.perform { (child.object(with: id) as! Server).name }
         #expect(first == "v1")
-        var merges = child.events(for: ContextDidMergeChanges.self).makeAsyncIterator()
+        var merges = child.events(for: ManagedObjectContext.DidMergeChangesMessage.self).makeAsyncIterator()
         try await root.perform {
             (root.object(with: id) as! Server).name = "v2"
             try root.save()

@@ -57,7 +57,7 @@ struct SavingTests {
         let context = try TestStack.context(store)
         try context.performAndWait {
             let server = Server(context: context)
-            let token = context.addObserver(for: ContextWillSave.self) { _ in server.name = "stamped" }
+            let token = context.addObserver(for: ManagedObjectContext.WillSaveMessage.self) { _ in server.name = "stamped" }
             try context.save()
             token.cancel()
             let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)

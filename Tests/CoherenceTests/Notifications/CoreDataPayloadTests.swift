@@ -34,8 +34,9 @@ struct CoreDataPayloadTests {
             #expect(Set(ids) == [server.objectID, item.objectID])
             #expect(ids.count == 2)
             #expect(note.userInfo?[NSInvalidatedAllObjectsKey] as? Set<ManagedObject> == nil, "IDs, not objects")
-            let typed = try #require(ObjectsDidChange(note))
-            #expect(typed.invalidatedAll == [server.objectID, item.objectID])
+            let typed = try #require(ManagedObjectContext.ObjectsDidChangeMessage.makeMessage(note))
+            #expect(typed.invalidatedAllIDs == [server.objectID, item.objectID])
+            #expect(typed.invalidatedAll == true)
             #expect(typed.event.invalidatedAll)
             #expect(typed.event.invalidated == [server.objectID, item.objectID])
         }
@@ -108,7 +109,7 @@ struct CoreDataPayloadTests {
             #expect(ids(.refreshedObjectIDs) == [servers[0].objectID, servers[1].objectID], "the registered objects it refreshed")
             #expect(ids(.invalidatedObjectIDs) == [servers[3].objectID], "registered, but gone from the store")
             #expect(ids(.insertedObjectIDs) == [] && ids(.deletedObjectIDs) == [])
-            let typed = try #require(ContextDidMergeChanges(note))
+            let typed = try #require(ManagedObjectContext.DidMergeChangesMessage.makeMessage(note))
             #expect(typed.objectIDs.refreshed == [servers[0].objectID, servers[1].objectID])
             #expect(typed.objectIDs.invalidated == [servers[3].objectID])
             let announced = try #require(readerLog.last)
@@ -155,7 +156,7 @@ struct CoreDataPayloadTests {
     /// A task waiting for the next didSave is resumed by a save with nothing to save.
     @Test func aTaskAwaitingTheDidSaveOfAnEmptySaveIsResumed() async throws {
         let context = try TestStack.context()
-        let saves = context.events(for: ContextDidSave.self)
+        let saves = context.events(for: ManagedObjectContext.DidSaveMessage.self)
         try context.performAndWait { try context.save() }
         let event = try await withDeadline("the didSave event") {
             var iterator = saves.makeAsyncIterator()
@@ -173,7 +174,7 @@ struct CoreDataPayloadTests {
         let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait {
-            let token = context.addObserver(for: ContextWillSave.self) { _ in Server(context: context).name = "added" }
+            let token = context.addObserver(for: ManagedObjectContext.WillSaveMessage.self) { _ in Server(context: context).name = "added" }
             try context.save()
             token.cancel()
             #expect(log.saves.last?.inserted.count == 1)

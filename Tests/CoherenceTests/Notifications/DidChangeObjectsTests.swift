@@ -109,9 +109,9 @@ struct DidChangeObjectsTests {
             #expect(info[NSUpdatedObjectsKey] as? Set<ManagedObject> == [server])
             #expect(info["updated"] as? Set<ManagedObject> == [server])
             #expect(info[NSInsertedObjectsKey] == nil, "only non-empty sets are present")
-            let typed = try #require(ObjectsDidChange(note))
+            let typed = try #require(ManagedObjectContext.ObjectsDidChangeMessage.makeMessage(note))
             #expect(typed.updated == [server])
-            #expect(ContextDidSave(note) == nil, "a typed view only reads its own kind")
+            #expect(ManagedObjectContext.DidSaveMessage.makeMessage(note) == nil, "a typed view only reads its own kind")
         }
     }
 
@@ -170,7 +170,7 @@ struct DidChangeObjectsTests {
             let server = Server(context: context)
             try context.save()
             log.clear()
-            let token = context.addObserver(for: ObjectsDidChange.self) { change in
+            let token = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { change in
                 if change.updated.contains(server), server.unreadCount == 0 { server.unreadCount = 1 }
             }
             server.name = "trigger"
@@ -188,10 +188,10 @@ struct DidChangeObjectsTests {
         let context = try TestStack.context()
         try context.performAndWait {
             var calls: [String] = []
-            let first = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("first") }
-            let second = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("second") }
-            let saves = context.addObserver(for: ContextDidSave.self) { _ in calls.append("saved") }
-            let third = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("third") }
+            let first = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { _ in calls.append("first") }
+            let second = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { _ in calls.append("second") }
+            let saves = context.addObserver(for: ManagedObjectContext.DidSaveMessage.self) { _ in calls.append("saved") }
+            let third = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { _ in calls.append("third") }
             _ = Server(context: context)
             context.processPendingChanges()
             #expect(calls == ["first", "second", "third"], "only didChange observers, in registration order")
@@ -209,11 +209,11 @@ struct DidChangeObjectsTests {
         context.performAndWait {
             var calls: [String] = []
             var later: ContextObservation?
-            let first = context.addObserver(for: ObjectsDidChange.self) { _ in
+            let first = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { _ in
                 calls.append("first")
                 later?.cancel()
             }
-            later = context.addObserver(for: ObjectsDidChange.self) { _ in calls.append("later") }
+            later = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { _ in calls.append("later") }
             _ = Server(context: context)
             context.processPendingChanges()
             #expect(calls == ["first"], "cancelled by the first handler, the later one is skipped")
@@ -248,7 +248,8 @@ struct DidChangeObjectsTests {
             log.clear()
             context.reset()
             #expect(log.changes.count == 1)
-            #expect(log.last?.invalidatedAll == [server.objectID, item.objectID])
+            #expect(log.last?.invalidatedAllIDs == [server.objectID, item.objectID])
+            #expect(log.last?.invalidatedAll == true)
             #expect(log.last?.event.invalidatedAll == true)
             #expect(context.registeredObjects.isEmpty)
             #expect(server.managedObjectContext == nil)

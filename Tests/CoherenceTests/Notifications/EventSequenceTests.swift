@@ -6,7 +6,7 @@ import Testing
 struct EventSequenceTests {
     @Test func didChangeObjectsEventsCarryObjectIDs() async throws {
         let context = try TestStack.context()
-        let events = context.events(for: ObjectsDidChange.self)
+        let events = context.events(for: ManagedObjectContext.ObjectsDidChangeMessage.self)
         var iterator = events.makeAsyncIterator()
         let id = try await context.perform {
             let server = Server(context: context)
@@ -25,8 +25,8 @@ struct EventSequenceTests {
 
     @Test func saveEventsArriveInOrder() async throws {
         let context = try TestStack.context()
-        var willSave = context.events(for: ContextWillSave.self).makeAsyncIterator()
-        var didSave = context.events(for: ContextDidSave.self).makeAsyncIterator()
+        var willSave = context.events(for: ManagedObjectContext.WillSaveMessage.self).makeAsyncIterator()
+        var didSave = context.events(for: ManagedObjectContext.DidSaveMessage.self).makeAsyncIterator()
         let id = try await context.perform {
             let server = Server(context: context)
             try context.save()
@@ -42,13 +42,13 @@ struct EventSequenceTests {
     @Test func endingTheSequenceRemovesTheObserver() async throws {
         let context = try TestStack.context()
         do {
-            var iterator = context.events(for: ObjectsDidChange.self).makeAsyncIterator()
+            var iterator = context.events(for: ManagedObjectContext.ObjectsDidChangeMessage.self).makeAsyncIterator()
             await context.perform { _ = Server(context: context) }
             #expect(await iterator.next() != nil)
         }
         // The stream was released; posting again must not reach it, and
         // nothing else observes: a fresh sequence sees only its own events.
-        var fresh = context.events(for: ObjectsDidChange.self).makeAsyncIterator()
+        var fresh = context.events(for: ManagedObjectContext.ObjectsDidChangeMessage.self).makeAsyncIterator()
         await context.perform { _ = Server(context: context) }
         let event = try #require(await fresh.next())
         #expect(event.inserted.count == 1)

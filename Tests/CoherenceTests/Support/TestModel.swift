@@ -192,18 +192,18 @@ enum TestStack {
 
 /// Collects the typed notifications one context posts, on its queue.
 final class ChangeLog {
-    private(set) var changes: [ObjectsDidChange] = []
-    private(set) var saves: [ContextDidSave] = []
+    private(set) var changes: [ManagedObjectContext.ObjectsDidChangeMessage] = []
+    private(set) var saves: [ManagedObjectContext.DidSaveMessage] = []
     private(set) var willSaves = 0
     private var tokens: [ContextObservation] = []
 
     init(_ context: ManagedObjectContext) {
-        tokens.append(context.addObserver(for: ObjectsDidChange.self) { [unowned self] in changes.append($0) })
-        tokens.append(context.addObserver(for: ContextDidSave.self) { [unowned self] in saves.append($0) })
-        tokens.append(context.addObserver(for: ContextWillSave.self) { [unowned self] _ in willSaves += 1 })
+        tokens.append(context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [unowned self] in changes.append($0) })
+        tokens.append(context.addObserver(for: ManagedObjectContext.DidSaveMessage.self) { [unowned self] in saves.append($0) })
+        tokens.append(context.addObserver(for: ManagedObjectContext.WillSaveMessage.self) { [unowned self] _ in willSaves += 1 })
     }
 
-    var last: ObjectsDidChange? { changes.last }
+    var last: ManagedObjectContext.ObjectsDidChangeMessage? { changes.last }
 
     func clear() {
         changes = []
