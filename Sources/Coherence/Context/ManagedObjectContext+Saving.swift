@@ -90,6 +90,18 @@ extension ManagedObjectContext {
                     checkpoint?.restore(self)
                     throw error
                 }
+            } catch let error as StoreConstraintError {
+                // Resolving merges duplicates into survivors and deletes them.
+                if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
+                do {
+                    try resolve(error, policy: mergePolicy, resolution: &resolution)
+                    resyncDerivations()
+                    applyDerivations()
+                    try validateForSave()
+                } catch {
+                    checkpoint?.restore(self)
+                    throw error
+                }
             } catch {
                 checkpoint?.restore(self)
                 throw error
