@@ -1,0 +1,148 @@
+import Foundation
+
+/// A format predicate as a Foundation predicate expression: the node that
+/// `Predicate(format:)` builds. It evaluates on objects in memory (unsaved
+/// changes, in-memory stores, fetched results controllers) and the SQLite
+/// store compiles it to SQL; both follow ``FormatSemantics``.
+struct FormatPredicateExpression<Root>: StandardPredicateExpression {
+    typealias Output = Bool
+
+    let variable: PredicateExpressions.Variable<Root>
+    let node: FormatNode
+
+    func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+        guard let object = bindings[variable] as? ManagedObject else {
+            preconditionFailure("Coherence: a format predicate evaluates managed objects only, not \(Root.self)")
+        }
+        return try FormatEvaluator.evaluate(node, on: object)
+    }
+}
+
+/// Evaluates a ``FormatNode`` on one object, reading its values by name.
+enum FormatEvaluator {
+    /// What a key path reaches from one object.
+    enum Reached {
+        case single(FormatValue)
+        /// The values reached through a to-many relationship, one per destination.
+        case many([FormatValue])
+        /// A to-one relationship itself: whether it has a destination.
+        case object(present: Bool)
+    }
+
+    static func evaluate(_ node: FormatNode, on object: ManagedObject) throws(PredicateFormatError) -> Bool {
+        switch node {
+        case .constant(let value):
+            return value
+        case .not(let wrapped):
+            return !(try evaluate(wrapped, on: object))
+        case .and(let lhs, let rhs):
+            guard try evaluate(lhs, on: object) else { return false }
+            return try evaluate(rhs, on: object)
+        case .or(let lhs, let rhs):
+            if try evaluate(lhs, on: object) { return true }
+            return try evaluate(rhs, on: object)
+        case .comparison(let quantifier, let lhs, let op, let rhs):
+            let left = try reach(lhs, from: object), right = try reach(rhs, from: object)
+            if case .object(let present) = left { return try relationshipTest(present, op, right, lhs, object) }
+            if case .object(let present) = right { return try relationshipTest(present, op, left, rhs, object) }
+            guard case .single(let value) = right else { throw toManyOnTheRight(rhs, object) }
+            return quantify(quantifier, left) { FormatSemantics.compare($0, op, value) }
+        case .string(let quantifier, let lhs, let op, let options, let pattern):
+            let left = try reach(lhs, from: object)
+            if case .object = left { throw relationshipAsValue(lhs, object) }
+            return quantify(quantifier, left) { FormatSemantics.matches($0, op, options, pattern: pattern) }
+        case .among(let quantifier, let lhs, let values):
+            let left = try reach(lhs, from: object)
+            if case .object = left { throw relationshipAsValue(lhs, object) }
+            return quantify(quantifier, left) { value in values.contains { FormatSemantics.compare(value, .equal, $0) } }
+        }
+    }
+
+    /// `ANY`/`ALL`/`NONE` over the values reached through a to-many
+    /// relationship; on a single value, `ANY` and `ALL` test it and `NONE`
+    /// negates the test.
+    private static func quantify(_ quantifier: FormatQuantifier, _ reached: Reached, _ test: (FormatValue) -> Bool) -> Bool {
+        switch (reached, quantifier) {
+        case (.single(let value), .none): !test(value)
+        case (.single(let value), _): test(value)
+        case (.many(let values), .any): values.contains(where: test)
+        case (.many(let values), .all): values.allSatisfy(test)
+        case (.many(let values), .none): !values.contains(where: test)
+        case (.object, _): false
+        }
+    }
+
+    /// `relationship == nil` / `!= nil`, the only comparisons of a to-one relationship.
+    private static func relationshipTest(_ present: Bool, _ op: FormatComparison, _ other: Reached, _ operand: FormatOperand,
+                                         _ object: ManagedObject) throws(PredicateFormatError) -> Bool {
+        guard case .single(.null) = other, op == .equal || op == .notEqual else { throw relationshipAsValue(operand, object) }
+        return present == (op == .notEqual)
+    }
+
+    private static func relationshipAsValue(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: (operand.keyPath ?? []).joined(separator: "."),
+                            reason: "is a to-one relationship, which can only be compared with nil")
+    }
+
+    private static func toManyOnTheRight(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: (operand.keyPath ?? []).joined(separator: "."),
+                            reason: "crosses a to-many relationship, which is supported on the left side of a comparison only")
+    }
+
+    static func reach(_ operand: FormatOperand, from object: ManagedObject) throws(PredicateFormatError) -> Reached {
+        switch operand {
+        case .value(let value): return .single(value)
+        case .key(let path): return try walk(path[...], from: object, count: false, fullPath: path)
+        case .count(let path): return try walk(path[...], from: object, count: true, fullPath: path)
+        }
+    }
+
+    /// Follows `path` from `object` by name, as the SQL translation does: a
+    /// missing to-one destination gives NULL (0 for `@count`).
+    private static func walk(_ path: ArraySlice<String>, from object: ManagedObject, count: Bool,
+                             fullPath: [String]) throws(PredicateFormatError) -> Reached {
+        guard let entity = object._entity else {
+            preconditionFailure("Coherence: a format predicate was evaluated on a \(type(of: object)) that belongs to no context")
+        }
+        guard let name = path.first, let index = entity.indexByName[name] else {
+            throw .unknownKey(entity: entity.name, key: path.first ?? "")
+        }
+        let rest = path.dropFirst()
+        let key = fullPath.joined(separator: ".")
+        if let relationship = entity.relationship(at: index) {
+            let value = object._readProperty(at: index, entity: entity)
+            if relationship.isToMany {
+                let destinations = (value as? Set<ManagedObject>) ?? []
+                if rest.isEmpty {
+                    guard count else {
+                        throw .unsupportedKeyPath(entity: entity.name, key: key,
+                                                  reason: "is a to-many relationship: compare its destinations' attributes (ANY \(key).name == …) or its @count")
+                    }
+                    return .single(.integer(Int64(destinations.count)))
+                }
+                var values: [FormatValue] = []
+                for destination in destinations {
+                    guard case .single(let value) = try walk(rest, from: destination, count: count, fullPath: fullPath) else {
+                        throw .unsupportedKeyPath(entity: entity.name, key: key, reason: "crosses more than one relationship after a to-many one")
+                    }
+                    values.append(value)
+                }
+                return .many(values)
+            }
+            let destination = value as? ManagedObject
+            if rest.isEmpty {
+                if count { throw .unsupportedKeyPath(entity: entity.name, key: key, reason: "uses @count on a to-one relationship") }
+                return .object(present: destination != nil)
+            }
+            guard let destination else { return .single(count ? .integer(0) : .null) }
+            return try walk(rest, from: destination, count: count, fullPath: fullPath)
+        }
+        guard rest.isEmpty, !count else {
+            throw .unsupportedKeyPath(entity: entity.name, key: key, reason: count ? "uses @count on an attribute" : "continues after the attribute \(name)")
+        }
+        let attribute = entity.attributes[index]
+        let swiftValue = object._readProperty(at: index, entity: entity)
+        let stored = (try? attribute.access.storeValue(forSwiftValue: swiftValue)) ?? nil
+        return .single(FormatValue(stored ?? .null))
+    }
+}

@@ -1,0 +1,286 @@
+import Foundation
+
+/// Parses a predicate format string, with its substitution arguments, into a
+/// ``FormatNode``. Follows the grammar of Apple's "BNF Definition of Cocoa
+/// Predicates" for the parts Coherence supports; keywords are
+/// case-insensitive.
+struct FormatParser {
+    private let tokens: [FormatToken]
+    private var index = 0
+    private let arguments: [Any?]
+    private var argumentIndex = 0
+
+    static let keywords: Set<String> = [
+        "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "ALL",
+        "NONE", "SOME", "NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF",
+    ]
+
+    init(format: String, arguments: [Any?]) throws(PredicateFormatError) {
+        tokens = try FormatTokenizer.tokens(format)
+        self.arguments = arguments
+    }
+
+    /// The whole predicate; every argument must be used.
+    mutating func parse() throws(PredicateFormatError) -> FormatNode {
+        let node = try disjunction()
+        guard current.kind == .end else { throw unexpected("AND, OR or the end of the predicate") }
+        guard argumentIndex == arguments.count else { throw .unusedArguments(expected: argumentIndex, given: arguments.count) }
+        return node
+    }
+
+    // MARK: Tokens
+
+    private var current: FormatToken { tokens[index] }
+
+    private mutating func advance() -> FormatToken {
+        defer { if index < tokens.count - 1 { index += 1 } }
+        return tokens[index]
+    }
+
+    private func unexpected(_ expected: String) -> PredicateFormatError {
+        .syntax(position: current.position, expected: expected, found: current.display)
+    }
+
+    /// Whether the current token is one of these keywords (any case).
+    private func isKeyword(_ names: String...) -> String? {
+        guard case .word(let word) = current.kind else { return nil }
+        let upper = word.uppercased()
+        return names.contains(upper) ? upper : nil
+    }
+
+    private func isSymbol(_ symbols: String...) -> String? {
+        guard case .symbol(let symbol) = current.kind, symbols.contains(symbol) else { return nil }
+        return symbol
+    }
+
+    private mutating func expect(symbol: String) throws(PredicateFormatError) {
+        guard isSymbol(symbol) != nil else { throw unexpected("'\(symbol)'") }
+        _ = advance()
+    }
+
+    // MARK: Predicates
+
+    private mutating func disjunction() throws(PredicateFormatError) -> FormatNode {
+        var node = try conjunction()
+        while isKeyword("OR") != nil || isSymbol("||") != nil {
+            _ = advance()
+            node = .or(node, try conjunction())
+        }
+        return node
+    }
+
+    private mutating func conjunction() throws(PredicateFormatError) -> FormatNode {
+        var node = try negation()
+        while isKeyword("AND") != nil || isSymbol("&&") != nil {
+            _ = advance()
+            node = .and(node, try negation())
+        }
+        return node
+    }
+
+    private mutating func negation() throws(PredicateFormatError) -> FormatNode {
+        if isKeyword("NOT") != nil || isSymbol("!") != nil {
+            _ = advance()
+            return .not(try negation())
+        }
+        return try primary()
+    }
+
+    private mutating func primary() throws(PredicateFormatError) -> FormatNode {
+        if isSymbol("(") != nil {
+            _ = advance()
+            let node = try disjunction()
+            try expect(symbol: ")")
+            return node
+        }
+        if isKeyword("TRUEPREDICATE") != nil { _ = advance(); return .constant(true) }
+        if isKeyword("FALSEPREDICATE") != nil { _ = advance(); return .constant(false) }
+        if let keyword = isKeyword("ANY", "SOME", "ALL", "NONE") {
+            _ = advance()
+            let quantifier: FormatQuantifier = switch keyword {
+            case "ALL": .all
+            case "NONE": .none
+            default: .any
+            }
+            return try comparison(quantifier)
+        }
+        return try comparison(.any)
+    }
+
+    private mutating func comparison(_ quantifier: FormatQuantifier) throws(PredicateFormatError) -> FormatNode {
+        let lhs = try operand()
+        if let symbol = isSymbol("==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>") {
+            _ = advance()
+            let op: FormatComparison = switch symbol {
+            case "==", "=": .equal
+            case "!=", "<>": .notEqual
+            case "<": .less
+            case "<=", "=<": .lessOrEqual
+            case ">": .greater
+            default: .greaterOrEqual
+            }
+            return .comparison(quantifier, lhs, op, try operand())
+        }
+        if let keyword = isKeyword("BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES") {
+            _ = advance()
+            let op: FormatStringOperator = switch keyword {
+            case "BEGINSWITH": .beginsWith
+            case "ENDSWITH": .endsWith
+            case "CONTAINS": .contains
+            case "LIKE": .like
+            default: .matches
+            }
+            let options = try stringOptions()
+            let position = current.position
+            let pattern = try stringValue()
+            if op == .matches, FormatSemantics.regularExpression(
+                FormatSemantics.fold(pattern, options), caseInsensitive: options.contains(.caseInsensitive)) == nil {
+                throw .invalidRegularExpression(position: position, pattern: pattern)
+            }
+            return .string(quantifier, lhs, op, options, pattern: pattern)
+        }
+        if isKeyword("IN") != nil {
+            _ = advance()
+            return .among(quantifier, lhs, try valueList())
+        }
+        if isKeyword("BETWEEN") != nil {
+            _ = advance()
+            let position = current.position
+            let bounds = try valueList()
+            guard bounds.count == 2 else {
+                throw .syntax(position: position, expected: "two bounds {low, high}", found: "\(bounds.count) values")
+            }
+            return .and(.comparison(quantifier, lhs, .greaterOrEqual, .value(bounds[0])),
+                        .comparison(quantifier, lhs, .lessOrEqual, .value(bounds[1])))
+        }
+        throw unexpected("a comparison operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, IN, BETWEEN)")
+    }
+
+    /// `[c]`, `[d]`, `[cd]` (or none).
+    private mutating func stringOptions() throws(PredicateFormatError) -> FormatStringOptions {
+        guard isSymbol("[") != nil else { return [] }
+        _ = advance()
+        guard case .word(let word) = current.kind, !word.isEmpty, word.lowercased().allSatisfy({ $0 == "c" || $0 == "d" }) else {
+            throw unexpected("the options c, d or cd")
+        }
+        _ = advance()
+        try expect(symbol: "]")
+        var options: FormatStringOptions = []
+        if word.lowercased().contains("c") { options.insert(.caseInsensitive) }
+        if word.lowercased().contains("d") { options.insert(.diacriticInsensitive) }
+        return options
+    }
+
+    // MARK: Operands
+
+    private mutating func operand() throws(PredicateFormatError) -> FormatOperand {
+        if case .word(let word) = current.kind, word.hasPrefix("#") || !Self.keywords.contains(word.uppercased()) {
+            _ = advance()
+            return try keyPath(starting: [word.hasPrefix("#") ? String(word.dropFirst()) : word])
+        }
+        if case .substitution("K") = current.kind {
+            let position = current.position
+            let argument = try nextArgument(position: position)
+            guard let key = argument as? String, !key.isEmpty else {
+                throw .argumentType(position: position, expected: "a key path String", found: Self.typeName(argument))
+            }
+            _ = advance()
+            return try keyPath(starting: key.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+        }
+        return .value(try value())
+    }
+
+    /// The rest of a key path: `.name` components and a final `.@count`.
+    private mutating func keyPath(starting path: [String]) throws(PredicateFormatError) -> FormatOperand {
+        var path = path
+        while isSymbol(".") != nil {
+            _ = advance()
+            if isSymbol("@count") != nil {
+                _ = advance()
+                return .count(path)
+            }
+            guard case .word(let word) = current.kind else { throw unexpected("a key after '.'") }
+            _ = advance()
+            path.append(word.hasPrefix("#") ? String(word.dropFirst()) : word)
+        }
+        return .key(path)
+    }
+
+    /// A single constant: a literal or a `%@`, `%d`, `%f` substitution.
+    private mutating func value() throws(PredicateFormatError) -> FormatValue {
+        let token = current
+        switch token.kind {
+        case .integer(let value): _ = advance(); return .integer(value)
+        case .double(let value): _ = advance(); return .double(value)
+        case .string(let text): _ = advance(); return .string(text)
+        case .symbol("-"):
+            _ = advance()
+            switch current.kind {
+            case .integer(let value): _ = advance(); return .integer(-value)
+            case .double(let value): _ = advance(); return .double(-value)
+            default: throw unexpected("a number after '-'")
+            }
+        case .word(let word):
+            switch word.uppercased() {
+            case "NIL", "NULL": _ = advance(); return .null
+            case "YES", "TRUE": _ = advance(); return .integer(1)
+            case "NO", "FALSE": _ = advance(); return .integer(0)
+            default: throw unexpected("a key or a value")
+            }
+        case .substitution(let letters):
+            let argument = try nextArgument(position: token.position)
+            _ = advance()
+            return try Self.convert(argument, for: letters, position: token.position)
+        default:
+            throw unexpected("a key or a value")
+        }
+    }
+
+    /// A string constant (the right side of a string operator).
+    private mutating func stringValue() throws(PredicateFormatError) -> String {
+        let position = current.position
+        if case .substitution = current.kind {
+            guard case .string(let text) = try value() else {
+                throw .argumentType(position: position, expected: "a String", found: Self.typeName(arguments[argumentIndex - 1]))
+            }
+            return text
+        }
+        guard case .string(let text) = current.kind else { throw unexpected("a quoted string or %@") }
+        _ = advance()
+        return text
+    }
+
+    /// `{a, b, c}` or `%@` with an array.
+    private mutating func valueList() throws(PredicateFormatError) -> [FormatValue] {
+        if case .substitution("@") = current.kind {
+            let position = current.position
+            let argument = try nextArgument(position: position)
+            _ = advance()
+            guard let collection = Self.unwrap(argument) as? any Collection, !(Self.unwrap(argument) is String), !(Self.unwrap(argument) is Data) else {
+                throw .argumentType(position: position, expected: "an array", found: Self.typeName(argument))
+            }
+            var values: [FormatValue] = []
+            for element in collection {
+                values.append(try Self.convert(element, for: "@", position: position))
+            }
+            return values
+        }
+        try expect(symbol: "{")
+        var values: [FormatValue] = []
+        if isSymbol("}") == nil {
+            values.append(try value())
+            while isSymbol(",") != nil {
+                _ = advance()
+                values.append(try value())
+            }
+        }
+        try expect(symbol: "}")
+        return values
+    }
+
+    private mutating func nextArgument(position: Int) throws(PredicateFormatError) -> Any? {
+        guard argumentIndex < arguments.count else { throw .missingArgument(position: position) }
+        defer { argumentIndex += 1 }
+        return arguments[argumentIndex]
+    }
+}
