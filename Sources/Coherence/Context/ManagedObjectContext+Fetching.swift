@@ -276,6 +276,8 @@ extension ManagedObjectContext {
         guard let predicate = request.predicate else { return candidates }
         do {
             return try candidates.filter { try predicate.evaluate($0) }
+        } catch let error as PredicateFormatError {
+            throw error // a format predicate's key that the entity does not have: typed, as the store throws it
         } catch {
             throw FetchError.predicateEvaluationFailed(entity: entity.name, reason: "\(error)")
         }

@@ -55,6 +55,12 @@ enum FormatEvaluator {
             let left = try reach(lhs, from: object)
             if case .object = left { throw relationshipAsValue(lhs, object) }
             return quantify(quantifier, left) { value in values.contains { FormatSemantics.compare(value, .equal, $0) } }
+        case .between(let quantifier, let lhs, let low, let high):
+            let left = try reach(lhs, from: object)
+            if case .object = left { throw relationshipAsValue(lhs, object) }
+            return quantify(quantifier, left) {
+                FormatSemantics.compare($0, .greaterOrEqual, low) && FormatSemantics.compare($0, .lessOrEqual, high)
+            }
         }
     }
 

@@ -15,6 +15,8 @@ indirect enum FormatNode: Codable, Sendable, Hashable {
     case string(FormatQuantifier, FormatOperand, FormatStringOperator, FormatStringOptions, pattern: String)
     /// `key IN {values}`.
     case among(FormatQuantifier, FormatOperand, [FormatValue])
+    /// `key BETWEEN {low, high}`: low <= key <= high, for the same destination under a quantifier.
+    case between(FormatQuantifier, FormatOperand, FormatValue, FormatValue)
 }
 
 /// `ANY`/`SOME`, `ALL`, `NONE`: how a test on the destinations of a to-many

@@ -150,8 +150,7 @@ struct FormatParser {
             guard bounds.count == 2 else {
                 throw .syntax(position: position, expected: "two bounds {low, high}", found: "\(bounds.count) values")
             }
-            return .and(.comparison(quantifier, lhs, .greaterOrEqual, .value(bounds[0])),
-                        .comparison(quantifier, lhs, .lessOrEqual, .value(bounds[1])))
+            return .between(quantifier, lhs, bounds[0], bounds[1])
         }
         throw unexpected("a comparison operator (==, !=, <, <=, >, >=, BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, IN, BETWEEN)")
     }

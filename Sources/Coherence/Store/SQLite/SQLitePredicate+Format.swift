@@ -73,6 +73,13 @@ extension SQLPredicateCompiler {
             return quantify(quantifier, left) { value, rank in
                 bound.isEmpty ? "0" : "(" + bound.map { Self.comparison(value, rank, .equal, $0.0, $0.1) }.joined(separator: " OR ") + ")"
             }
+        case .between(let quantifier, let lhs, let low, let high):
+            let left = try formatReach(lhs, row: row)
+            if case .object = left { throw relationshipAsValue(lhs, row) }
+            let lowSQL = low == .null ? "NULL" : bind(low.storeValue), highSQL = high == .null ? "NULL" : bind(high.storeValue)
+            return quantify(quantifier, left) { value, rank in
+                "(\(Self.comparison(value, rank, .greaterOrEqual, lowSQL, low.classRank)) AND \(Self.comparison(value, rank, .lessOrEqual, highSQL, high.classRank)))"
+            }
         }
     }
 

@@ -1,0 +1,95 @@
+import Coherence
+import Foundation
+import Testing
+
+// What a wrong format string, argument or key throws. Core Data raises an
+// exception for these ("Unable to parse the format string", "keypath … not
+// found in entity"); Coherence throws a typed error instead, with the
+// character offset for syntax errors.
+// https://developer.apple.com/library/mac/documentation/Cocoa/Conceptual/Predicates/Articles/pSyntax.html
+
+@Suite("Predicate format errors")
+@MainActor
+struct FormatPredicateErrorTests {
+    private func error(_ format: String, _ arguments: Any?...) -> PredicateFormatError? {
+        do {
+            _ = try Predicate<Automobile>(format: format, argumentArray: arguments)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func syntaxErrorsGiveThePositionAndWhatWasExpected() {
+        #expect(error("doors ==") == .syntax(position: 8, expected: "a key or a value", found: "the end of the format string"))
+        #expect(error("doors = = 2") == .syntax(position: 8, expected: "a key or a value", found: "'='"))
+        #expect(error("name == 'abc") == .syntax(position: 8, expected: "a closing '", found: "the end of the format string"))
+        #expect(error("name BEGINSWITH 5") == .syntax(position: 16, expected: "a quoted string or %@", found: "the number 5"))
+        #expect(error("name ~ 'x'") == .syntax(position: 5, expected: "a key, a value or an operator", found: "'~'"))
+        #expect(error("(doors == 2") == .syntax(position: 11, expected: "')'", found: "the end of the format string"))
+        #expect(error("doors == 2 doors") == .syntax(position: 11, expected: "AND, OR or the end of the predicate", found: "'doors'"))
+        #expect(error("name BEGINSWITH[x] 'a'") == .syntax(position: 16, expected: "the options c, d or cd", found: "'x'"))
+        #expect(error("price BETWEEN {1}") == .syntax(position: 14, expected: "two bounds {low, high}", found: "1 values"))
+        #expect(error("doors == 99999999999999999999999e999") == .syntax(position: 9, expected: "a number in range", found: "'99999999999999999999999e999'"))
+        #expect(error("") == .syntax(position: 0, expected: "a key or a value", found: "the end of the format string"))
+        #expect(error("accessories.@sum > 1") == .syntax(position: 12, expected: "@count", found: "'@sum'"))
+    }
+
+    @Test func substitutionErrors() {
+        #expect(error("name == %@") == .missingArgument(position: 8))
+        #expect(error("name == %@", "a", "b") == .unusedArguments(expected: 1, given: 2))
+        #expect(error("doors == %d", "two") == .argumentType(position: 9, expected: "an integer", found: "String"))
+        #expect(error("price == %f", 2) == .argumentType(position: 9, expected: "a floating-point number", found: "Int"))
+        #expect(error("%K == 1", 5) == .argumentType(position: 0, expected: "a key path String", found: "Int"))
+        #expect(error("doors IN %@", 5) == .argumentType(position: 9, expected: "an array", found: "Int"))
+        #expect(error("name CONTAINS %@", 5) == .argumentType(position: 14, expected: "a String", found: "Int"))
+        #expect(error("name == %@", NSObject()) == .argumentType(
+            position: 8, expected: "a number, Bool, String, Date, UUID, URL, Data, Decimal or nil", found: "NSObject"))
+        #expect(error("name MATCHES '('") == .invalidRegularExpression(position: 13, pattern: "("))
+        #expect(error("name == %x") == .syntax(position: 8, expected: "a substitution (%@, %K, %d, %i, %ld, %f, %lf)", found: "'%'"))
+    }
+
+    /// A key the entity does not have throws when the predicate is used,
+    /// naming the entity and the key, on every store and in memory.
+    @Test func unknownKeysNameTheEntityAndTheKey() throws {
+        let garage = try Garage()
+        for context in [garage.saved, garage.pending, garage.inMemory] {
+            let colour = FetchRequest(predicate: try Predicate<Automobile>(format: "colour == 'red'"))
+            #expect(throws: PredicateFormatError.unknownKey(entity: "Automobile", key: "colour")) { try context.fetch(colour) }
+            #expect(throws: PredicateFormatError.unknownKey(entity: "Automobile", key: "colour")) { try context.count(for: colour) }
+            let nested = FetchRequest(predicate: try Predicate<Automobile>(format: "%K == 'x'", "dealership.nmae"))
+            #expect(throws: PredicateFormatError.unknownKey(entity: "Dealership", key: "nmae")) { try context.fetch(nested) }
+            let toMany = FetchRequest(predicate: try Predicate<Automobile>(format: "ANY accessories.colour == 'red'"))
+            #expect(throws: PredicateFormatError.unknownKey(entity: "Accessory", key: "colour")) { try context.fetch(toMany) }
+        }
+    }
+
+    /// Key paths that do not make sense for their property: a to-many
+    /// relationship compared as a value, `@count` of an attribute, a to-one
+    /// relationship compared with anything but nil, a path through an attribute.
+    @Test func misusedKeyPaths() throws {
+        let garage = try Garage()
+        for format in ["accessories == nil", "name.@count > 1", "dealership == 'x'", "name.length == 1", "dealership BEGINSWITH 'a'",
+                       "dealership.@count == 1", "name == accessories.label"] {
+            for context in [garage.saved, garage.pending, garage.inMemory] {
+                let request = FetchRequest(predicate: try Predicate<Automobile>(format: format))
+                do {
+                    _ = try context.fetch(request)
+                    Issue.record("\(format) fetched")
+                } catch let error as PredicateFormatError {
+                    guard case .unsupportedKeyPath(let entity, _, _) = error else {
+                        Issue.record("\(format): \(error)")
+                        continue
+                    }
+                    #expect(entity == "Automobile" || entity == "Dealership", "\(format)")
+                }
+            }
+        }
+    }
+
+    @Test func errorsDescribeThemselves() {
+        #expect("\(PredicateFormatError.unknownKey(entity: "Automobile", key: "colour"))" == "predicate format: Automobile has no property named colour")
+        #expect("\(PredicateFormatError.syntax(position: 3, expected: "a value", found: "'='"))"
+            == "predicate format: at position 3, expected a value but found '='")
+    }
+}

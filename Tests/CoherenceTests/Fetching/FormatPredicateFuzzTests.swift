@@ -1,0 +1,94 @@
+import Coherence
+import Foundation
+import Testing
+
+/// Hostile and random format strings: each either throws
+/// ``PredicateFormatError`` or gives a predicate whose fetch succeeds, in SQL
+/// and in memory with the same objects; nothing reaches the SQL text (the
+/// table survives every attempt) and nothing traps.
+@Suite("Predicate format fuzzing")
+@MainActor
+struct FormatPredicateFuzzTests {
+    /// SplitMix64: a fixed seed gives the same strings on every run.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let pieces = [
+        "name", "doors", "price", "electric", "nickname", "builtAt", "dealership", "dealership.name", "dealership.city",
+        "accessories", "accessories.label", "accessories.price", "accessories.@count", "dealership.automobiles.@count",
+        "colour", "@count", "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "AND", "OR", "NOT", "&&", "||", "!",
+        "(", ")", "{", "}", ",", ".", "[c]", "[d]", "[cd]", "[", "]", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES",
+        "IN", "BETWEEN", "ANY", "ALL", "NONE", "SOME", "nil", "NULL", "YES", "NO", "TRUE", "FALSE", "TRUEPREDICATE",
+        "FALSEPREDICATE", "SELF", "%@", "%K", "%d", "%f", "%i", "%ld", "%lf", "%%", "%", "0", "1", "-3", "2.5", "1e3",
+        "'a'", "\"b\"", "'P*'", "'[a-z]+'", "'('", "'\\''", "\"\\\"\"", "'", "\"", "\\", "'; DROP TABLE Automobile; --",
+        "\"Automobile\"", "--", "/*", ";", "Ü", "é", "\u{0}", "#name", "$x", "~", "`",
+    ]
+
+    static let valid = [
+        "name BEGINSWITH[c] 'por' AND doors >= 2", "ANY accessories.label CONTAINS[cd] 'MAT'", "price BETWEEN {1, 50000}",
+        "doors IN {2, 3} OR nickname == nil", "accessories.@count > 1 && NOT electric == YES", "name MATCHES '[A-Z].*'",
+        "dealership.name LIKE[c] '*burg'", "ALL accessories.price > 100", "NONE accessories.label == 'spoiler'",
+    ]
+
+    static let argumentPool: [Any?] = [
+        "name", "dealership.name", "accessories.label", "colour", "", "'; DROP TABLE Automobile; --", 2, 3.5, -1, true,
+        nil, ["a", "b"], [1, 2], Date(timeIntervalSinceReferenceDate: 0), UUID(), Data([0, 1]), Double.nan,
+    ]
+
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomAndMutatedFormatStrings(seed: UInt64) throws {
+        let garage = try Garage()
+        var random = Generator(state: seed)
+        var parsed = 0, fetched = 0
+        for iteration in 0..<600 {
+            let format: String
+            if iteration % 2 == 0 {
+                let count = Int.random(in: 1...9, using: &random)
+                format = (0..<count).map { _ in Self.pieces.randomElement(using: &random)! }.joined(separator: Bool.random(using: &random) ? " " : "")
+            } else {
+                var characters = Array(Self.valid.randomElement(using: &random)!)
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let position = Int.random(in: 0...characters.count, using: &random)
+                    let piece = Array(Self.pieces.randomElement(using: &random)!)
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: characters.insert(contentsOf: piece, at: position)
+                    case 1 where position < characters.count: characters.remove(at: position)
+                    default: characters.replaceSubrange(position..<min(position + piece.count, characters.count), with: piece)
+                    }
+                }
+                format = String(characters)
+            }
+            let arguments = (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.argumentPool.randomElement(using: &random)! }
+            let predicate: Predicate<Automobile>
+            do {
+                predicate = try Predicate<Automobile>(format: format, argumentArray: arguments)
+            } catch {
+                continue // a typed PredicateFormatError: the initializer throws nothing else
+            }
+            parsed += 1
+            do {
+                let inSQL = try garage.saved.fetch(FetchRequest(predicate: predicate)).map(\.objectID)
+                var request = FetchRequest(predicate: predicate)
+                request.evaluatesPredicateInMemory = true
+                let inMemory = try garage.saved.fetch(request).map(\.objectID)
+                #expect(Set(inSQL) == Set(inMemory), "\(format) with \(arguments)")
+                fetched += 1
+            } catch let error as PredicateFormatError {
+                switch error {
+                case .unknownKey, .unsupportedKeyPath: break
+                default: Issue.record("\(format): \(error) at fetch time")
+                }
+            }
+        }
+        #expect(try garage.saved.count(for: FetchRequest<Automobile>()) == 7, "the table survived")
+        #expect(parsed > 20 && fetched > 20, "the fuzzer reaches the store (parsed \(parsed), fetched \(fetched))")
+    }
+}
