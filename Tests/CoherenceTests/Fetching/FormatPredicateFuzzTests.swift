@@ -43,6 +43,40 @@ struct FormatPredicateFuzzTests {
         nil, ["a", "b"], [1, 2], Date(timeIntervalSinceReferenceDate: 0), UUID(), Data([0, 1]), Double.nan,
     ]
 
+    static let keys = ["name", "nickname", "doors", "price", "electric", "builtAt", "dealership.name", "dealership.city",
+                       "accessories.label", "accessories.price", "accessories.@count", "dealership.automobiles.@count"]
+    static let values = ["'Porsche 911'", "'p'", "\"Ü\"", "''", "nil", "YES", "NO", "0", "2", "4", "-1", "2.5", "90000", "1e4", "%@", "%d"]
+
+    /// A random predicate that follows the grammar, over the garage's keys.
+    static func grammatical(depth: Int, using random: inout Generator) -> String {
+        let choice = Int.random(in: 0..<(depth > 2 ? 6 : 9), using: &random)
+        let key = keys.randomElement(using: &random)!
+        let value = values.randomElement(using: &random)!
+        let quantifier = ["", "", "ANY ", "ALL ", "NONE ", "SOME "].randomElement(using: &random)!
+        switch choice {
+        case 0, 1:
+            let op = ["==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>"].randomElement(using: &random)!
+            return Bool.random(using: &random) ? "\(quantifier)\(key) \(op) \(value)" : "\(value) \(op) \(key)"
+        case 2:
+            let op = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES"].randomElement(using: &random)!
+            let options = ["", "[c]", "[d]", "[cd]"].randomElement(using: &random)!
+            let pattern = ["'p'", "'P*'", "'*a?'", "'[A-Z].*'", "'.*'", "'ü'", "''", "%@"].randomElement(using: &random)!
+            return "\(quantifier)\(key) \(op)\(options) \(pattern)"
+        case 3:
+            let list = (0..<Int.random(in: 0...3, using: &random)).map { _ in values.randomElement(using: &random)! }
+            return Bool.random(using: &random) ? "\(quantifier)\(key) IN {\(list.joined(separator: ", "))}" : "\(key) IN %@"
+        case 4:
+            return "\(quantifier)\(key) BETWEEN {\(value), \(values.randomElement(using: &random)!)}"
+        case 5:
+            return ["TRUEPREDICATE", "FALSEPREDICATE", "dealership == nil", "dealership != nil"].randomElement(using: &random)!
+        case 6:
+            return "NOT (\(grammatical(depth: depth + 1, using: &random)))"
+        default:
+            let op = ["AND", "OR", "&&", "||", "and", "or"].randomElement(using: &random)!
+            return "(\(grammatical(depth: depth + 1, using: &random))) \(op) \(grammatical(depth: depth + 1, using: &random))"
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func randomAndMutatedFormatStrings(seed: UInt64) throws {
         let garage = try Garage()
@@ -50,7 +84,9 @@ struct FormatPredicateFuzzTests {
         var parsed = 0, fetched = 0
         for iteration in 0..<600 {
             let format: String
-            if iteration % 2 == 0 {
+            if iteration % 3 == 2 {
+                format = Self.grammatical(depth: 0, using: &random)
+            } else if iteration % 3 == 0 {
                 let count = Int.random(in: 1...9, using: &random)
                 format = (0..<count).map { _ in Self.pieces.randomElement(using: &random)! }.joined(separator: Bool.random(using: &random) ? " " : "")
             } else {
@@ -66,7 +102,10 @@ struct FormatPredicateFuzzTests {
                 }
                 format = String(characters)
             }
-            let arguments = (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.argumentPool.randomElement(using: &random)! }
+            // Mostly one argument per substitution, sometimes one too many or too few.
+            let substitutions = format.filter { $0 == "%" }.count
+            let count = max(0, substitutions + (Int.random(in: 0..<8, using: &random) == 0 ? Int.random(in: -1...1, using: &random) : 0))
+            let arguments = (0..<count).map { _ in Self.argumentPool.randomElement(using: &random)! }
             let predicate: Predicate<Automobile>
             do {
                 predicate = try Predicate<Automobile>(format: format, argumentArray: arguments)
@@ -80,6 +119,9 @@ struct FormatPredicateFuzzTests {
                 request.evaluatesPredicateInMemory = true
                 let inMemory = try garage.saved.fetch(request).map(\.objectID)
                 #expect(Set(inSQL) == Set(inMemory), "\(format) with \(arguments)")
+                let names = try garage.saved.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
+                let unsaved = try garage.pending.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
+                #expect(names == unsaved, "\(format) with \(arguments) on unsaved objects")
                 fetched += 1
             } catch let error as PredicateFormatError {
                 switch error {
@@ -89,6 +131,6 @@ struct FormatPredicateFuzzTests {
             }
         }
         #expect(try garage.saved.count(for: FetchRequest<Automobile>()) == 7, "the table survived")
-        #expect(parsed > 20 && fetched > 20, "the fuzzer reaches the store (parsed \(parsed), fetched \(fetched))")
+        #expect(parsed > 150 && fetched > 100, "the fuzzer reaches the store (parsed \(parsed), fetched \(fetched))")
     }
 }

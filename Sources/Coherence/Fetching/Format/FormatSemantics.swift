@@ -89,9 +89,30 @@ enum FormatSemantics {
 
     /// `MATCHES`: the whole string must match (Core Data's MATCHES is a
     /// whole-string match), so the pattern is anchored at both ends.
+    /// Compiled once per pattern and options (the store calls this for
+    /// every row); the last few are kept.
     static func regularExpression(_ pattern: String, caseInsensitive: Bool) -> NSRegularExpression? {
-        try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        let key = RegexKey(pattern: pattern, caseInsensitive: caseInsensitive)
+        if let cached = regexCache.withLock({ $0[key] }) { return cached.regex }
+        let regex = try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z", options: caseInsensitive ? [.caseInsensitive] : [])
+        regexCache.withLock { cache in
+            if cache.count >= 32 { cache.removeAll() }
+            cache[key] = CachedRegex(regex: regex)
+        }
+        return regex
     }
+
+    private struct RegexKey: Hashable {
+        let pattern: String
+        let caseInsensitive: Bool
+    }
+
+    /// `NSRegularExpression` is immutable and documented as thread-safe.
+    private struct CachedRegex: @unchecked Sendable {
+        let regex: NSRegularExpression?
+    }
+
+    private static let regexCache = Locked<[RegexKey: CachedRegex]>([:])
 
     /// `LIKE`: `?` matches one character, `*` any number of them.
     static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
