@@ -93,3 +93,16 @@ struct FormatPredicateErrorTests {
             == "predicate format: at position 3, expected a value but found '='")
     }
 }
+
+@Suite("Predicate format misuse")
+struct FormatPredicateMisuseTests {
+    /// A format predicate reads managed objects by key; over any other input
+    /// type it is a programming error, which stops the program with a
+    /// message, as the rest of Coherence's misuse does.
+    @Test func aPredicateOverSomethingOtherThanAManagedObjectTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = try? Predicate<String>(format: "length == 1")
+        }
+        #expect(result.standardError.contains("one ManagedObject subclass"))
+    }
+}

@@ -199,6 +199,26 @@ struct FormatPredicateTests {
         #expect(try context.fetch(committed).map(\.name) == ["VW Käfer"])
     }
 
+    /// The README's example, on the README's model.
+    @Test func readmeExample() throws {
+        let context = try TestStack.context(.sqlite)
+        try context.performAndWait {
+            let server = Server(context: context)
+            server.name = "swift.org"
+            for title in ["Swift 6.3 released", "Rust 2", "swift-format 600"] {
+                let item = FeedItem(context: context)
+                item.title = title
+                item.server = server
+            }
+            try context.save()
+
+            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            request.predicate = try Predicate<FeedItem>(format: "title BEGINSWITH[c] %@ AND server.name == %@", "swift", "swift.org")
+            let items = try context.fetch(request)
+            #expect(items.map(\.title) == ["Swift 6.3 released", "swift-format 600"])
+        }
+    }
+
     /// A fetched results controller with a format predicate follows changes.
     @Test func fetchedResultsController() throws {
         let garage = try Garage()
