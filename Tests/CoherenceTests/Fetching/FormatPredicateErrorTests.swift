@@ -87,6 +87,25 @@ struct FormatPredicateErrorTests {
         }
     }
 
+    /// Hostile sizes are bounded: deep nesting throws instead of exhausting
+    /// the stack, and long chains and lists stay within SQLite's limits.
+    @Test func sizeLimits() throws {
+        let deep = String(repeating: "(", count: 100_000) + "doors == 2" + String(repeating: ")", count: 100_000)
+        #expect(error(deep) == .syntax(position: 100, expected: "at most 100 nested parentheses and NOTs", found: "more"))
+        #expect(error(String(repeating: "NOT ", count: 50_000) + "doors == 2")
+            == .syntax(position: 400, expected: "at most 100 nested parentheses and NOTs", found: "more"))
+        let tooMany = (0..<10_001).map { "doors == \($0)" }.joined(separator: " OR ")
+        #expect(error(tooMany).map { if case .syntax(_, "at most 10000 terms", "more") = $0 { true } else { false } } == true)
+
+        let garage = try Garage()
+        let chain = (0..<3_000).map { "doors == \($0 + 3)" }.joined(separator: " OR ")
+        #expect(try garage.names(chain).count == 5)
+        let ids = (0..<5_000).map { "Model \($0)" } + ["VW Käfer"]
+        #expect(try garage.names("name IN %@", ids) == ["VW Käfer"])
+        #expect(try garage.names("NOT name IN %@", ids).count == 6)
+        #expect(try garage.names("doors IN {'2', 2.0, nil}") == ["Porsche 911", "VW Käfer"], "a string never equals a number")
+    }
+
     @Test func errorsDescribeThemselves() {
         #expect("\(PredicateFormatError.unknownKey(entity: "Automobile", key: "colour"))" == "predicate format: Automobile has no property named colour")
         #expect("\(PredicateFormatError.syntax(position: 3, expected: "a value", found: "'='"))"

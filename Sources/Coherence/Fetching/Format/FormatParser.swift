@@ -9,6 +9,13 @@ struct FormatParser {
     private var index = 0
     private let arguments: [Any?]
     private var argumentIndex = 0
+    /// How deeply parentheses and NOT nest here, and how many terms
+    /// (comparisons, operators, listed values) were read: bounded, so that no
+    /// input can exhaust the stack or SQLite's expression and parameter limits.
+    private var depth = 0
+    private var terms = 0
+    static let maximumDepth = 100
+    static let maximumTerms = 10_000
 
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "ALL",
@@ -61,34 +68,61 @@ struct FormatParser {
     // MARK: Predicates
 
     private mutating func disjunction() throws(PredicateFormatError) -> FormatNode {
-        var node = try conjunction()
+        var nodes = [try conjunction()]
         while isKeyword("OR") != nil || isSymbol("||") != nil {
             _ = advance()
-            node = .or(node, try conjunction())
+            try spend(1)
+            nodes.append(try conjunction())
         }
-        return node
+        return Self.balanced(nodes[...], FormatNode.or)
     }
 
     private mutating func conjunction() throws(PredicateFormatError) -> FormatNode {
-        var node = try negation()
+        var nodes = [try negation()]
         while isKeyword("AND") != nil || isSymbol("&&") != nil {
             _ = advance()
-            node = .and(node, try negation())
+            try spend(1)
+            nodes.append(try negation())
         }
-        return node
+        return Self.balanced(nodes[...], FormatNode.and)
+    }
+
+    /// `a AND b AND c …` as a balanced tree, so that long chains stay shallow.
+    private static func balanced(_ nodes: ArraySlice<FormatNode>, _ combine: (FormatNode, FormatNode) -> FormatNode) -> FormatNode {
+        if nodes.count == 1 { return nodes.first! }
+        let middle = nodes.startIndex + nodes.count / 2
+        return combine(balanced(nodes[..<middle], combine), balanced(nodes[middle...], combine))
     }
 
     private mutating func negation() throws(PredicateFormatError) -> FormatNode {
         if isKeyword("NOT") != nil || isSymbol("!") != nil {
+            try enter()
             _ = advance()
+            defer { depth -= 1 }
             return .not(try negation())
         }
         return try primary()
     }
 
+    private mutating func enter() throws(PredicateFormatError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw .syntax(position: current.position, expected: "at most \(Self.maximumDepth) nested parentheses and NOTs", found: "more")
+        }
+    }
+
+    private mutating func spend(_ count: Int) throws(PredicateFormatError) {
+        terms += count
+        guard terms <= Self.maximumTerms else {
+            throw .syntax(position: current.position, expected: "at most \(Self.maximumTerms) terms", found: "more")
+        }
+    }
+
     private mutating func primary() throws(PredicateFormatError) -> FormatNode {
         if isSymbol("(") != nil {
+            try enter()
             _ = advance()
+            defer { depth -= 1 }
             let node = try disjunction()
             try expect(symbol: ")")
             return node
@@ -108,6 +142,7 @@ struct FormatParser {
     }
 
     private mutating func comparison(_ quantifier: FormatQuantifier) throws(PredicateFormatError) -> FormatNode {
+        try spend(1)
         let lhs = try operand()
         if let symbol = isSymbol("==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>") {
             _ = advance()
@@ -258,6 +293,7 @@ struct FormatParser {
             guard let collection = Self.unwrap(argument) as? any Collection, !(Self.unwrap(argument) is String), !(Self.unwrap(argument) is Data) else {
                 throw .argumentType(position: position, expected: "an array", found: Self.typeName(argument))
             }
+            try spend(collection.count)
             var values: [FormatValue] = []
             for element in collection {
                 values.append(try Self.convert(element, for: "@", position: position))
@@ -270,6 +306,7 @@ struct FormatParser {
             values.append(try value())
             while isSymbol(",") != nil {
                 _ = advance()
+                try spend(1)
                 values.append(try value())
             }
         }

@@ -36,6 +36,14 @@ extension SQLPredicateCompiler {
         case many(rows: String, value: String, rank: Int)
         /// A to-one relationship's foreign key.
         case object(String)
+
+        /// The storage class rank of a value; `nil` for a relationship.
+        var rank: Int? {
+            switch self {
+            case .single(_, let rank), .many(_, _, let rank): rank
+            case .object: nil
+            }
+        }
     }
 
     mutating func formatCondition(_ node: FormatNode, row: FormatRow) throws -> String {
@@ -69,9 +77,16 @@ extension SQLPredicateCompiler {
         case .among(let quantifier, let lhs, let values):
             let left = try formatReach(lhs, row: row)
             if case .object = left { throw relationshipAsValue(lhs, row) }
-            let bound = values.map { ($0 == .null ? "NULL" : bind($0.storeValue), $0.classRank) }
-            return quantify(quantifier, left) { value, rank in
-                bound.isEmpty ? "0" : "(" + bound.map { Self.comparison(value, rank, .equal, $0.0, $0.1) }.joined(separator: " OR ") + ")"
+            // A value of another storage class than the key's never equals
+            // it (as in memory): only NULL and values of the key's class count.
+            guard let rank = left.rank else { throw relationshipAsValue(lhs, row) }
+            let matchesNull = values.contains(.null)
+            let placeholders = values.filter { $0 != .null && $0.classRank == rank }.map { bind($0.storeValue) }
+            return quantify(quantifier, left) { value, _ in
+                var tests: [String] = []
+                if matchesNull { tests.append("(\(value) IS NULL)") }
+                if !placeholders.isEmpty { tests.append("((\(value) IN (\(placeholders.joined(separator: ", ")))) IS 1)") }
+                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
             }
         case .between(let quantifier, let lhs, let low, let high):
             let left = try formatReach(lhs, row: row)
