@@ -44,7 +44,8 @@ struct FormatPredicateErrorTests {
         #expect(error("doors IN %@", 5) == .argumentType(position: 9, expected: "an array", found: "Int"))
         #expect(error("name CONTAINS %@", 5) == .argumentType(position: 14, expected: "a String", found: "Int"))
         #expect(error("name == %@", NSObject()) == .argumentType(
-            position: 8, expected: "a number, Bool, String, Date, UUID, URL, Data, Decimal or nil", found: "NSObject"))
+            position: 8, expected: "a number, Bool, String, Date, UUID, URL, Data, Decimal, managed object, object ID or nil",
+            found: "NSObject"))
         #expect(error("name MATCHES '('") == .invalidRegularExpression(position: 13, pattern: "("))
         #expect(error("name == %x") == .syntax(position: 8, expected: "a substitution (%@, %K, %d, %i, %ld, %f, %lf)", found: "'%'"))
     }

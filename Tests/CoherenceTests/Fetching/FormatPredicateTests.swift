@@ -199,6 +199,35 @@ struct FormatPredicateTests {
         #expect(try context.fetch(committed).map(\.name) == ["VW Käfer"])
     }
 
+    /// A to-one relationship compared with an object or its ID, as ported
+    /// code does (`"dealership == %@", dealer`): in SQL, in memory, on unsaved
+    /// objects and on the in-memory store.
+    @Test func relationshipsComparedWithObjects() throws {
+        let garage = try Garage()
+        for context in [garage.saved, garage.pending, garage.inMemory] {
+            let dealers = try context.fetch(FetchRequest<Dealership>(sortBy: [SortDescriptor(\.name)]))
+            let wolfsburg = dealers[1]
+            #expect(wolfsburg.name == "Wolfsburg")
+            func names(_ format: String, _ arguments: Any?...) throws -> [String] {
+                let predicate = try Predicate<Automobile>(format: format, argumentArray: arguments)
+                let fetched = try context.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
+                var inMemory = FetchRequest(predicate: predicate)
+                inMemory.evaluatesPredicateInMemory = true
+                #expect(try context.fetch(inMemory).map(\.name).sorted() == fetched)
+                return fetched
+            }
+            #expect(try names("dealership == %@", wolfsburg) == ["VW Käfer"])
+            #expect(try names("dealership == %@", wolfsburg.objectID) == ["VW Käfer"])
+            #expect(try names("dealership != %@", wolfsburg).count == 6)
+            #expect(try names("dealership IN %@", [wolfsburg, dealers[0]]) == ["Citroën DS", "Tesla Model 3", "VW Käfer"])
+            #expect(try names("dealership IN {nil, %@}", wolfsburg) == ["Citroen C4", "VW Käfer", "Ünïcode ?* car"])
+            let misuse = FetchRequest(predicate: try Predicate<Automobile>(format: "name == %@", wolfsburg))
+            #expect(performing: { try context.fetch(misuse) }, throws: { error in
+                if case .unsupportedKeyPath(_, "name", _)? = error as? PredicateFormatError { true } else { false }
+            })
+        }
+    }
+
     /// The README's example, on the README's model.
     @Test func readmeExample() throws {
         let context = try TestStack.context(.sqlite)

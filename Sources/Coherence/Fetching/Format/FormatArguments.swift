@@ -21,7 +21,8 @@ extension FormatParser {
     /// The constant for an argument of the substitution `%letters`: `%d`,
     /// `%i`, `%ld` take an integer, `%f` and `%lf` a floating-point number,
     /// `%@` a number, Bool, String, Date, UUID, URL, Data, Decimal, a
-    /// raw-representable enum, or nil.
+    /// raw-representable enum, a managed object or object ID (compared with
+    /// to-one relationships), or nil.
     static func convert(_ argument: Any?, for letters: String, position: Int) throws(PredicateFormatError) -> FormatValue {
         let value = unwrap(argument)
         switch letters {
@@ -35,7 +36,7 @@ extension FormatParser {
             throw .argumentType(position: position, expected: "a floating-point number", found: typeName(argument))
         default:
             guard let converted = constant(value) else {
-                throw .argumentType(position: position, expected: "a number, Bool, String, Date, UUID, URL, Data, Decimal or nil",
+                throw .argumentType(position: position, expected: "a number, Bool, String, Date, UUID, URL, Data, Decimal, managed object, object ID or nil",
                                     found: typeName(argument))
             }
             return converted
@@ -56,6 +57,8 @@ extension FormatParser {
         case let url as URL: return FormatValue(.url(url))
         case let data as Data: return .blob(data)
         case let decimal as Decimal: return FormatValue(.decimal(decimal))
+        case let id as ManagedObjectID: return .objectID(id)
+        case let object as ManagedObject: return .objectID(object.objectID)
         case let raw as any RawRepresentable: return constant(unwrap(raw.rawValue))
         default: return nil
         }

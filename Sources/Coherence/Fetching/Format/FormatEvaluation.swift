@@ -25,8 +25,8 @@ enum FormatEvaluator {
         case single(FormatValue)
         /// The values reached through a to-many relationship, one per destination.
         case many([FormatValue])
-        /// A to-one relationship itself: whether it has a destination.
-        case object(present: Bool)
+        /// A to-one relationship itself: its destination's ID, if any.
+        case object(ManagedObjectID?)
     }
 
     static func evaluate(_ node: FormatNode, on object: ManagedObject) throws(PredicateFormatError) -> Bool {
@@ -43,21 +43,28 @@ enum FormatEvaluator {
             return try evaluate(rhs, on: object)
         case .comparison(let quantifier, let lhs, let op, let rhs):
             let left = try reach(lhs, from: object), right = try reach(rhs, from: object)
-            if case .object(let present) = left { return try relationshipTest(present, op, right, lhs, object) }
-            if case .object(let present) = right { return try relationshipTest(present, op, left, rhs, object) }
+            if case .object(let id) = left { return try relationshipTest(id, op, right, lhs, object) }
+            if case .object(let id) = right { return try relationshipTest(id, op, left, rhs, object) }
             guard case .single(let value) = right else { throw toManyOnTheRight(rhs, object) }
+            if value.classRank == 4 || left.holdsObjectID { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { FormatSemantics.compare($0, op, value) }
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try reach(lhs, from: object)
             if case .object = left { throw relationshipAsValue(lhs, object) }
+            if left.holdsObjectID { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { FormatSemantics.matches($0, op, options, pattern: pattern) }
         case .among(let quantifier, let lhs, let values):
             let left = try reach(lhs, from: object)
-            if case .object = left { throw relationshipAsValue(lhs, object) }
+            if case .object(let id) = left {
+                guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, object) }
+                return values.contains { $0 == .null ? id == nil : id.map(FormatValue.objectID) == $0 }
+            }
+            if left.holdsObjectID || values.contains(where: { $0.classRank == 4 }) { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { value in values.contains { FormatSemantics.compare(value, .equal, $0) } }
         case .between(let quantifier, let lhs, let low, let high):
             let left = try reach(lhs, from: object)
             if case .object = left { throw relationshipAsValue(lhs, object) }
+            if left.holdsObjectID || low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) {
                 FormatSemantics.compare($0, .greaterOrEqual, low) && FormatSemantics.compare($0, .lessOrEqual, high)
             }
@@ -78,16 +85,28 @@ enum FormatEvaluator {
         }
     }
 
-    /// `relationship == nil` / `!= nil`, the only comparisons of a to-one relationship.
-    private static func relationshipTest(_ present: Bool, _ op: FormatComparison, _ other: Reached, _ operand: FormatOperand,
+    /// `relationship == nil`, `relationship == %@` (an object) and their
+    /// `!=`: the only comparisons of a to-one relationship.
+    private static func relationshipTest(_ id: ManagedObjectID?, _ op: FormatComparison, _ other: Reached, _ operand: FormatOperand,
                                          _ object: ManagedObject) throws(PredicateFormatError) -> Bool {
-        guard case .single(.null) = other, op == .equal || op == .notEqual else { throw relationshipAsValue(operand, object) }
-        return present == (op == .notEqual)
+        guard case .single(let value) = other, op == .equal || op == .notEqual else { throw relationshipAsValue(operand, object) }
+        let equal: Bool
+        switch value {
+        case .null: equal = id == nil
+        case .objectID(let other): equal = id == other
+        default: throw relationshipAsValue(operand, object)
+        }
+        return equal == (op == .equal)
+    }
+
+    private static func objectComparedWithValue(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: (operand.keyPath ?? []).joined(separator: "."),
+                            reason: "is compared with an object; only to-one relationships can be")
     }
 
     private static func relationshipAsValue(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
         .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: (operand.keyPath ?? []).joined(separator: "."),
-                            reason: "is a to-one relationship, which can only be compared with nil")
+                            reason: "is a to-one relationship, which can only be compared with nil or an object")
     }
 
     private static func toManyOnTheRight(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
@@ -138,7 +157,7 @@ enum FormatEvaluator {
             let destination = value as? ManagedObject
             if rest.isEmpty {
                 if count { throw .unsupportedKeyPath(entity: entity.name, key: key, reason: "uses @count on a to-one relationship") }
-                return .object(present: destination != nil)
+                return .object(destination?.objectID)
             }
             guard let destination else { return .single(count ? .integer(0) : .null) }
             return try walk(rest, from: destination, count: count, fullPath: fullPath)
@@ -150,5 +169,13 @@ enum FormatEvaluator {
         let swiftValue = object._readProperty(at: index, entity: entity)
         let stored = (try? attribute.access.storeValue(forSwiftValue: swiftValue)) ?? nil
         return .single(FormatValue(stored ?? .null))
+    }
+}
+
+extension FormatEvaluator.Reached {
+    /// Whether this is an object constant (`%@` with a managed object), not a key path.
+    var holdsObjectID: Bool {
+        if case .single(.objectID) = self { return true }
+        return false
     }
 }

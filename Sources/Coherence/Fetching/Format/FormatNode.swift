@@ -66,14 +66,19 @@ enum FormatValue: Codable, Sendable, Hashable {
     case double(Double)
     case string(String)
     case blob(Data)
+    /// An object (a `%@` argument that is a managed object or its ID), for
+    /// comparisons with a to-one relationship.
+    case objectID(ManagedObjectID)
 
-    /// SQLite's order of storage classes: NULL, numbers, text, blobs.
+    /// SQLite's order of storage classes: NULL, numbers, text, blobs; objects
+    /// apart (they compare with relationships only).
     var classRank: Int {
         switch self {
         case .null: 0
         case .integer, .double: 1
         case .string: 2
         case .blob: 3
+        case .objectID: 4
         }
     }
 
@@ -85,6 +90,7 @@ enum FormatValue: Codable, Sendable, Hashable {
         case .double(let value): .double(value)
         case .string(let value): .string(value)
         case .blob(let value): .data(value)
+        case .objectID(let id): .objectID(id)
         }
     }
 

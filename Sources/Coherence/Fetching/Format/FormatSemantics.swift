@@ -11,6 +11,8 @@ enum FormatSemantics {
     /// either is NULL.
     static func order(_ lhs: FormatValue, _ rhs: FormatValue) -> ComparisonResult? {
         if lhs == .null || rhs == .null { return nil }
+        if case .objectID(let a) = lhs, case .objectID(let b) = rhs { return a == b ? .orderedSame : nil }
+        if lhs.classRank == 4 || rhs.classRank == 4 { return nil }
         if lhs.classRank != rhs.classRank { return lhs.classRank < rhs.classRank ? .orderedAscending : .orderedDescending }
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
@@ -27,6 +29,7 @@ enum FormatSemantics {
     static func compare(_ lhs: FormatValue, _ op: FormatComparison, _ rhs: FormatValue) -> Bool {
         switch op {
         case .equal: return lhs == .null || rhs == .null ? lhs == rhs : order(lhs, rhs) == .orderedSame
+        // (an object never equals a value: `order` gives nil for the pair)
         case .notEqual: return !compare(lhs, .equal, rhs)
         case .less: return order(lhs, rhs) == .orderedAscending
         case .lessOrEqual: return order(lhs, rhs).map { $0 != .orderedDescending } ?? false

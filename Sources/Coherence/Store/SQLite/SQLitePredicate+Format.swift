@@ -34,14 +34,16 @@ extension SQLPredicateCompiler {
         case single(String, rank: Int)
         /// A scalar over the destination rows `rows` (`FROM … WHERE …`) of a to-many relationship.
         case many(rows: String, value: String, rank: Int)
-        /// A to-one relationship's foreign key.
-        case object(String)
+        /// A to-one relationship's foreign key, and its destination entity.
+        case object(String, EntityDescription)
+        /// An object constant (`%@` with a managed object or its ID).
+        case objectID(ManagedObjectID)
 
         /// The storage class rank of a value; `nil` for a relationship.
         var rank: Int? {
             switch self {
             case .single(_, let rank), .many(_, _, let rank): rank
-            case .object: nil
+            case .object, .objectID: nil
             }
         }
     }
@@ -58,8 +60,10 @@ extension SQLPredicateCompiler {
             return "(\(try formatCondition(lhs, row: row)) OR \(try formatCondition(rhs, row: row)))"
         case .comparison(let quantifier, let lhs, let op, let rhs):
             let left = try formatReach(lhs, row: row), right = try formatReach(rhs, row: row)
-            if case .object(let key) = left { return try relationshipTest(key, op, right, lhs, row) }
-            if case .object(let key) = right { return try relationshipTest(key, op, left, rhs, row) }
+            if case .object(let key, let destination) = left { return try relationshipTest(key, destination, op, right, lhs, row) }
+            if case .object(let key, let destination) = right { return try relationshipTest(key, destination, op, left, rhs, row) }
+            if case .objectID = left { throw objectComparedWithValue(lhs, row) }
+            if case .objectID = right { throw objectComparedWithValue(lhs, row) }
             guard case .single(let value, let rank) = right else {
                 throw PredicateFormatError.unsupportedKeyPath(
                     entity: row.entity.name, key: (rhs.keyPath ?? []).joined(separator: "."),
@@ -69,6 +73,7 @@ extension SQLPredicateCompiler {
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try formatReach(lhs, row: row)
             if case .object = left { throw relationshipAsValue(lhs, row) }
+            if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             let code = bind(.integer(Int64(op.rawValue * 4 + options.rawValue)))
             let pattern = bind(.string(pattern))
             return quantify(quantifier, left) { value, _ in
@@ -76,7 +81,13 @@ extension SQLPredicateCompiler {
             }
         case .among(let quantifier, let lhs, let values):
             let left = try formatReach(lhs, row: row)
-            if case .object = left { throw relationshipAsValue(lhs, row) }
+            if case .object(let key, let destination) = left {
+                guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, row) }
+                let tests = try values.map { try relationshipTest(key, destination, .equal, $0 == .null ? .single("NULL", rank: 0) : .objectID(id($0)), lhs, row) }
+                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+            }
+            if case .objectID = left { throw objectComparedWithValue(lhs, row) }
+            if values.contains(where: { $0.classRank == 4 }) { throw objectComparedWithValue(lhs, row) }
             // A value of another storage class than the key's never equals
             // it (as in memory): only NULL and values of the key's class count.
             guard let rank = left.rank else { throw relationshipAsValue(lhs, row) }
@@ -91,6 +102,8 @@ extension SQLPredicateCompiler {
         case .between(let quantifier, let lhs, let low, let high):
             let left = try formatReach(lhs, row: row)
             if case .object = left { throw relationshipAsValue(lhs, row) }
+            if case .objectID = left { throw objectComparedWithValue(lhs, row) }
+            if low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, row) }
             let lowSQL = low == .null ? "NULL" : bind(low.storeValue), highSQL = high == .null ? "NULL" : bind(high.storeValue)
             return quantify(quantifier, left) { value, rank in
                 "(\(Self.comparison(value, rank, .greaterOrEqual, lowSQL, low.classRank)) AND \(Self.comparison(value, rank, .lessOrEqual, highSQL, high.classRank)))"
@@ -106,7 +119,7 @@ extension SQLPredicateCompiler {
         case (.many(let rows, let value, let rank), .any): "(EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .all): "(NOT EXISTS (SELECT 1 \(rows) AND NOT \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .none): "(NOT EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
-        case (.object, _): "0"
+        case (.object, _), (.objectID, _): "0"
         }
     }
 
@@ -126,19 +139,43 @@ extension SQLPredicateCompiler {
         }
     }
 
-    private func relationshipTest(_ key: String, _ op: FormatComparison, _ other: FormatReached, _ operand: FormatOperand,
-                                  _ row: FormatRow) throws -> String {
-        guard case .single("NULL", 0) = other, op == .equal || op == .notEqual else { throw relationshipAsValue(operand, row) }
-        return op == .equal ? "(\(key) IS NULL)" : "(\(key) IS NOT NULL)"
+    /// `relationship == nil` or `== object` (and `!=`): an object matches
+    /// a row only by a permanent ID of this store and the destination entity
+    /// (an unsaved object is the destination of no saved row).
+    private mutating func relationshipTest(_ key: String, _ destination: EntityDescription, _ op: FormatComparison, _ other: FormatReached,
+                                           _ operand: FormatOperand, _ row: FormatRow) throws -> String {
+        guard op == .equal || op == .notEqual else { throw relationshipAsValue(operand, row) }
+        switch other {
+        case .single("NULL", 0):
+            return op == .equal ? "(\(key) IS NULL)" : "(\(key) IS NOT NULL)"
+        case .objectID(let id):
+            guard !id.isTemporaryID, id.storeNumber == storeNumber, id.objectClass == destination.managedObjectClass else {
+                return op == .equal ? "0" : "1"
+            }
+            return "(\(key) \(op == .equal ? "IS" : "IS NOT") \(bind(.integer(id.key))))"
+        default:
+            throw relationshipAsValue(operand, row)
+        }
+    }
+
+    private func id(_ value: FormatValue) -> ManagedObjectID {
+        guard case .objectID(let id) = value else { preconditionFailure("Coherence: not an object constant") }
+        return id
+    }
+
+    private func objectComparedWithValue(_ operand: FormatOperand, _ row: FormatRow) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: row.entity.name, key: (operand.keyPath ?? []).joined(separator: "."),
+                            reason: "is compared with an object; only to-one relationships can be")
     }
 
     private func relationshipAsValue(_ operand: FormatOperand, _ row: FormatRow) -> PredicateFormatError {
         .unsupportedKeyPath(entity: row.entity.name, key: (operand.keyPath ?? []).joined(separator: "."),
-                            reason: "is a to-one relationship, which can only be compared with nil")
+                            reason: "is a to-one relationship, which can only be compared with nil or an object")
     }
 
     mutating func formatReach(_ operand: FormatOperand, row: FormatRow) throws -> FormatReached {
         switch operand {
+        case .value(.objectID(let id)): return .objectID(id)
         case .value(let value): return .single(value == .null ? "NULL" : bind(value.storeValue), rank: value.classRank)
         case .key(let path): return try formatWalk(path[...], from: row, count: false, fullPath: path)
         case .count(let path): return try formatWalk(path[...], from: row, count: true, fullPath: path)
@@ -177,7 +214,7 @@ extension SQLPredicateCompiler {
             let foreignKey = formatColumn(relationship.name, of: row)
             if rest.isEmpty {
                 if count { throw PredicateFormatError.unsupportedKeyPath(entity: entity.name, key: key, reason: "uses @count on a to-one relationship") }
-                return .object(foreignKey)
+                return .object(foreignKey, destination)
             }
             return try formatWalk(rest, from: FormatRow(entity: destination, key: foreignKey, alias: nil), count: count, fullPath: fullPath)
         }
