@@ -70,7 +70,7 @@ struct FormatPredicateErrorTests {
     /// relationship compared with anything but nil, a path through an attribute.
     @Test func misusedKeyPaths() throws {
         let garage = try Garage()
-        for format in ["accessories == nil", "name.@count > 1", "dealership == 'x'", "name.length == 1", "dealership BEGINSWITH 'a'",
+        for format in ["accessories == 2", "accessories BEGINSWITH 'a'", "ANY accessories BETWEEN {1, 2}", "name.@count > 1", "dealership == 'x'", "name.length == 1", "dealership BEGINSWITH 'a'",
                        "dealership.@count == 1", "name == accessories.label"] {
             for context in [garage.saved, garage.pending, garage.inMemory] {
                 let request = FetchRequest(predicate: try Predicate<Automobile>(format: format))

@@ -221,6 +221,13 @@ struct FormatPredicateTests {
             #expect(try names("dealership != %@", wolfsburg).count == 6)
             #expect(try names("dealership IN %@", [wolfsburg, dealers[0]]) == ["Citroën DS", "Tesla Model 3", "VW Käfer"])
             #expect(try names("dealership IN {nil, %@}", wolfsburg) == ["Citroen C4", "VW Käfer", "Ünïcode ?* car"])
+            let spoilers = try context.fetch(FetchRequest(predicate: try Predicate<Accessory>(format: "label == 'spoiler'")))
+            let mats = try #require(try context.fetch(FetchRequest(predicate: try Predicate<Accessory>(format: "label == 'mats'"))).first)
+            #expect(try names("accessories CONTAINS %@", spoilers[0]) == [try #require(spoilers[0].automobile).name])
+            #expect(try names("%@ IN accessories", mats.objectID) == [try #require(mats.automobile).name])
+            #expect(try names("ANY accessories IN %@", spoilers) == ["Citroen C4", "Porsche 911"])
+            #expect(try names("NONE accessories == %@", mats).count == 6)
+            #expect(try names("ALL accessories != %@", mats).count == 6)
             let misuse = FetchRequest(predicate: try Predicate<Automobile>(format: "name == %@", wolfsburg))
             #expect(performing: { try context.fetch(misuse) }, throws: { error in
                 if case .unsupportedKeyPath(_, "name", _)? = error as? PredicateFormatError { true } else { false }

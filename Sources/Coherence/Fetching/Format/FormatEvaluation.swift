@@ -27,6 +27,8 @@ enum FormatEvaluator {
         case many([FormatValue])
         /// A to-one relationship itself: its destination's ID, if any.
         case object(ManagedObjectID?)
+        /// A to-many relationship itself: its destinations' IDs.
+        case objects([ManagedObjectID])
     }
 
     static func evaluate(_ node: FormatNode, on object: ManagedObject) throws(PredicateFormatError) -> Bool {
@@ -45,12 +47,19 @@ enum FormatEvaluator {
             let left = try reach(lhs, from: object), right = try reach(rhs, from: object)
             if case .object(let id) = left { return try relationshipTest(id, op, right, lhs, object) }
             if case .object(let id) = right { return try relationshipTest(id, op, left, rhs, object) }
+            if case .objects(let ids) = left {
+                var results: [Bool] = []
+                for id in ids { results.append(try relationshipTest(id, op, right, lhs, object)) }
+                if ids.isEmpty { _ = try relationshipTest(nil, op, right, lhs, object) } // the same errors with no destinations
+                return quantify(quantifier, .many(results.map { .integer($0 ? 1 : 0) })) { $0 == .integer(1) }
+            }
+            if case .objects = right { throw toManyOnTheRight(rhs, object) }
             guard case .single(let value) = right else { throw toManyOnTheRight(rhs, object) }
             if value.classRank == 4 || left.holdsObjectID { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { FormatSemantics.compare($0, op, value) }
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try reach(lhs, from: object)
-            if case .object = left { throw relationshipAsValue(lhs, object) }
+            if left.isRelationship { throw relationshipAsValue(lhs, object) }
             if left.holdsObjectID { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { FormatSemantics.matches($0, op, options, pattern: pattern) }
         case .among(let quantifier, let lhs, let values):
@@ -59,11 +68,15 @@ enum FormatEvaluator {
                 guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, object) }
                 return values.contains { $0 == .null ? id == nil : id.map(FormatValue.objectID) == $0 }
             }
+            if case .objects(let ids) = left {
+                guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, object) }
+                return quantify(quantifier, .many(ids.map { .objectID($0) })) { values.contains($0) }
+            }
             if left.holdsObjectID || values.contains(where: { $0.classRank == 4 }) { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) { value in values.contains { FormatSemantics.compare(value, .equal, $0) } }
         case .between(let quantifier, let lhs, let low, let high):
             let left = try reach(lhs, from: object)
-            if case .object = left { throw relationshipAsValue(lhs, object) }
+            if left.isRelationship { throw relationshipAsValue(lhs, object) }
             if left.holdsObjectID || low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, object) }
             return quantify(quantifier, left) {
                 FormatSemantics.compare($0, .greaterOrEqual, low) && FormatSemantics.compare($0, .lessOrEqual, high)
@@ -81,7 +94,7 @@ enum FormatEvaluator {
         case (.many(let values), .any): values.contains(where: test)
         case (.many(let values), .all): values.allSatisfy(test)
         case (.many(let values), .none): !values.contains(where: test)
-        case (.object, _): false
+        case (.object, _), (.objects, _): false
         }
     }
 
@@ -106,7 +119,7 @@ enum FormatEvaluator {
 
     private static func relationshipAsValue(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
         .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: (operand.keyPath ?? []).joined(separator: "."),
-                            reason: "is a to-one relationship, which can only be compared with nil or an object")
+                            reason: "is a relationship, which can only be compared with nil or an object")
     }
 
     private static func toManyOnTheRight(_ operand: FormatOperand, _ object: ManagedObject) -> PredicateFormatError {
@@ -139,10 +152,7 @@ enum FormatEvaluator {
             if relationship.isToMany {
                 let destinations = (value as? Set<ManagedObject>) ?? []
                 if rest.isEmpty {
-                    guard count else {
-                        throw .unsupportedKeyPath(entity: entity.name, key: key,
-                                                  reason: "is a to-many relationship: compare its destinations' attributes (ANY \(key).name == …) or its @count")
-                    }
+                    guard count else { return .objects(destinations.map(\.objectID)) }
                     return .single(.integer(Int64(destinations.count)))
                 }
                 var values: [FormatValue] = []
@@ -173,6 +183,14 @@ enum FormatEvaluator {
 }
 
 extension FormatEvaluator.Reached {
+    /// Whether this is a relationship itself rather than a value.
+    var isRelationship: Bool {
+        switch self {
+        case .object, .objects: true
+        case .single, .many: false
+        }
+    }
+
     /// Whether this is an object constant (`%@` with a managed object), not a key path.
     var holdsObjectID: Bool {
         if case .single(.objectID) = self { return true }

@@ -166,6 +166,11 @@ struct FormatParser {
             default: .matches
             }
             let options = try stringOptions()
+            if op == .contains, case .substitution("@") = current.kind, argumentIndex < arguments.count,
+               Self.unwrap(arguments[argumentIndex]) is ManagedObject || Self.unwrap(arguments[argumentIndex]) is ManagedObjectID {
+                // `relationship CONTAINS %@` with an object: ANY relationship == object.
+                return .comparison(quantifier, lhs, .equal, .value(try value()))
+            }
             let position = current.position
             let pattern = try stringValue()
             if op == .matches, FormatSemantics.regularExpression(
@@ -176,6 +181,10 @@ struct FormatParser {
         }
         if isKeyword("IN") != nil {
             _ = advance()
+            if case .word(let word) = current.kind, word.hasPrefix("#") || !Self.keywords.contains(word.uppercased()) {
+                return .comparison(quantifier, try operand(), .equal, lhs) // `value IN relationship`: ANY relationship == value
+            }
+            if case .substitution("K") = current.kind { return .comparison(quantifier, try operand(), .equal, lhs) }
             return .among(quantifier, lhs, try valueList())
         }
         if isKeyword("BETWEEN") != nil {

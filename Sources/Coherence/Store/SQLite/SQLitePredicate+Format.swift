@@ -38,12 +38,22 @@ extension SQLPredicateCompiler {
         case object(String, EntityDescription)
         /// An object constant (`%@` with a managed object or its ID).
         case objectID(ManagedObjectID)
+        /// A to-many relationship itself: the destination rows `rows`
+        /// (`FROM … WHERE …`), the primary key `key` of each, their entity.
+        case objects(rows: String, key: String, EntityDescription)
 
         /// The storage class rank of a value; `nil` for a relationship.
         var rank: Int? {
             switch self {
             case .single(_, let rank), .many(_, _, let rank): rank
-            case .object, .objectID: nil
+            case .object, .objectID, .objects: nil
+            }
+        }
+
+        var isRelationship: Bool {
+            switch self {
+            case .object, .objects: true
+            case .single, .many, .objectID: false
             }
         }
     }
@@ -62,6 +72,15 @@ extension SQLPredicateCompiler {
             let left = try formatReach(lhs, row: row), right = try formatReach(rhs, row: row)
             if case .object(let key, let destination) = left { return try relationshipTest(key, destination, op, right, lhs, row) }
             if case .object(let key, let destination) = right { return try relationshipTest(key, destination, op, left, rhs, row) }
+            if case .objects(let rows, let key, let destination) = left {
+                let test = try relationshipTest(key, destination, op, right, lhs, row)
+                return quantify(quantifier, .many(rows: rows, value: "", rank: 0)) { _, _ in test }
+            }
+            if case .objects = right {
+                throw PredicateFormatError.unsupportedKeyPath(
+                    entity: row.entity.name, key: (rhs.keyPath ?? []).joined(separator: "."),
+                    reason: "crosses a to-many relationship, which is supported on the left side of a comparison only")
+            }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             if case .objectID = right { throw objectComparedWithValue(lhs, row) }
             guard case .single(let value, let rank) = right else {
@@ -72,7 +91,7 @@ extension SQLPredicateCompiler {
             return quantify(quantifier, left) { lhs, lhsRank in Self.comparison(lhs, lhsRank, op, value, rank) }
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try formatReach(lhs, row: row)
-            if case .object = left { throw relationshipAsValue(lhs, row) }
+            if left.isRelationship { throw relationshipAsValue(lhs, row) }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             let code = bind(.integer(Int64(op.rawValue * 4 + options.rawValue)))
             let pattern = bind(.string(pattern))
@@ -85,6 +104,12 @@ extension SQLPredicateCompiler {
                 guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, row) }
                 let tests = try values.map { try relationshipTest(key, destination, .equal, $0 == .null ? .single("NULL", rank: 0) : .objectID(id($0)), lhs, row) }
                 return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+            }
+            if case .objects(let rows, let key, let destination) = left {
+                guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, row) }
+                let tests = try values.filter { $0 != .null }.map { try relationshipTest(key, destination, .equal, .objectID(id($0)), lhs, row) }
+                let test = tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+                return quantify(quantifier, .many(rows: rows, value: "", rank: 0)) { _, _ in test }
             }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             if values.contains(where: { $0.classRank == 4 }) { throw objectComparedWithValue(lhs, row) }
@@ -101,7 +126,7 @@ extension SQLPredicateCompiler {
             }
         case .between(let quantifier, let lhs, let low, let high):
             let left = try formatReach(lhs, row: row)
-            if case .object = left { throw relationshipAsValue(lhs, row) }
+            if left.isRelationship { throw relationshipAsValue(lhs, row) }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             if low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, row) }
             let lowSQL = low == .null ? "NULL" : bind(low.storeValue), highSQL = high == .null ? "NULL" : bind(high.storeValue)
@@ -119,7 +144,7 @@ extension SQLPredicateCompiler {
         case (.many(let rows, let value, let rank), .any): "(EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .all): "(NOT EXISTS (SELECT 1 \(rows) AND NOT \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .none): "(NOT EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
-        case (.object, _), (.objectID, _): "0"
+        case (.object, _), (.objectID, _), (.objects, _): "0"
         }
     }
 
@@ -170,7 +195,7 @@ extension SQLPredicateCompiler {
 
     private func relationshipAsValue(_ operand: FormatOperand, _ row: FormatRow) -> PredicateFormatError {
         .unsupportedKeyPath(entity: row.entity.name, key: (operand.keyPath ?? []).joined(separator: "."),
-                            reason: "is a to-one relationship, which can only be compared with nil or an object")
+                            reason: "is a relationship, which can only be compared with nil or an object")
     }
 
     mutating func formatReach(_ operand: FormatOperand, row: FormatRow) throws -> FormatReached {
@@ -196,9 +221,9 @@ extension SQLPredicateCompiler {
             if relationship.isToMany {
                 if rest.isEmpty {
                     guard count else {
-                        throw PredicateFormatError.unsupportedKeyPath(
-                            entity: entity.name, key: key,
-                            reason: "is a to-many relationship: compare its destinations' attributes (ANY \(key).name == …) or its @count")
+                        let alias = newAlias()
+                        let rows = try destinationRows(owner: entity, key: row.key, relationship: relationship, filter: nil, alias: alias)
+                        return .objects(rows: rows, key: "\(alias).\(pk)", destination)
                     }
                     let rows = try destinationRows(owner: entity, key: row.key, relationship: relationship, filter: nil)
                     return .single("(SELECT COUNT(*) \(rows))", rank: 1)
