@@ -235,6 +235,21 @@ struct FormatPredicateTests {
         }
     }
 
+    /// Batch requests take format predicates too, run in the store.
+    @Test func batchRequests() throws {
+        let garage = try Garage()
+        for context in [garage.saved, garage.inMemory] {
+            let updated = try context.execute(BatchUpdateRequest(
+                predicate: try Predicate<Automobile>(format: "name BEGINSWITH[c] %@", "porsche"), propertiesToUpdate: ["doors": 5]))
+            #expect(updated.count == 2)
+            let deleted = try context.execute(BatchDeleteRequest(predicate: try Predicate<Automobile>(format: "price < %d", 10_000)))
+            #expect(deleted.count == 2)
+            context.reset()
+            #expect(try context.fetch(FetchRequest(predicate: try Predicate<Automobile>(format: "doors == 5"))).count == 2)
+            #expect(try context.count(for: FetchRequest<Automobile>()) == 5)
+        }
+    }
+
     /// The README's example, on the README's model.
     @Test func readmeExample() throws {
         let context = try TestStack.context(.sqlite)

@@ -74,8 +74,9 @@ enum FormatSemantics {
         }
     }
 
-    /// The text under `[c]` (lower case) and `[d]` (combining marks removed
-    /// after canonical decomposition).
+    /// The text under `[c]` (``Swift/String/caseFolded``, as `#Predicate`'s
+    /// case-insensitive forms) and `[d]` (combining marks removed after
+    /// canonical decomposition: "Citroën" matches "Citroen").
     static func fold(_ text: String, _ options: FormatStringOptions) -> String {
         var text = text
         if options.contains(.diacriticInsensitive) {
@@ -86,7 +87,7 @@ enum FormatSemantics {
             }
             text = String(scalars)
         }
-        if options.contains(.caseInsensitive) { text = text.lowercased() }
+        if options.contains(.caseInsensitive) { text = text.caseFolded }
         return text
     }
 

@@ -30,8 +30,11 @@ extension Predicate {
     /// (`items.@count > 2`); substitutions `%@` (a value or, after `IN` and
     /// `BETWEEN`, an array), `%K` (a key path), `%d` `%i` `%ld` (an
     /// integer), `%f` `%lf` (a floating-point number). Keywords are
-    /// case-insensitive; `#name` is a key named like a keyword. A to-one
-    /// relationship can only be compared with `nil`.
+    /// case-insensitive; `#name` is a key named like a keyword. A
+    /// relationship compares with `nil` or an object (`%@` with a managed
+    /// object or its ID): `dealership == %@`, `dealership IN %@`,
+    /// `accessories CONTAINS %@`, `%@ IN accessories`,
+    /// `NONE accessories == %@`.
     ///
     /// Syntax and arguments are checked here. Keys are checked against the
     /// entity when the predicate is used (the model is the container's, not
@@ -39,7 +42,11 @@ extension Predicate {
     /// for a key the entity does not have.
     ///
     /// The name does not clash with Foundation's `NSPredicate(format:)`:
-    /// this is an initializer of Swift's `Predicate`, which has none.
+    /// this is an initializer of Swift's `Predicate`, which has none. Swift
+    /// 6.3 cannot constrain `Predicate`'s parameter pack to one
+    /// `ManagedObject` type in an extension ("same-element requirements are
+    /// not yet supported"), so the input type is checked when the
+    /// initializer runs.
     ///
     /// - Parameters:
     ///   - format: the predicate format string.
