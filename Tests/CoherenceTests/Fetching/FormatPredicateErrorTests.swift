@@ -65,6 +65,20 @@ struct FormatPredicateErrorTests {
         }
     }
 
+    /// Unknown keys throw even when no object is there to evaluate.
+    @Test func unknownKeysThrowWithoutObjects() throws {
+        for description in [PersistentStoreDescription.inMemory, .sqlite(TestFiles.newURL("Empty.sqlite"))] {
+            let container = PersistentContainer(
+                name: "Empty", managedObjectModel: try ManagedObjectModel(entities: [Automobile.self, Dealership.self, Accessory.self]))
+            container.persistentStoreDescriptions = [description]
+            try container.loadPersistentStores()
+            let request = FetchRequest(predicate: try Predicate<Automobile>(format: "ANY accessories.colour == 'red'"))
+            #expect(throws: PredicateFormatError.unknownKey(entity: "Accessory", key: "colour")) {
+                try container.viewContext.fetch(request)
+            }
+        }
+    }
+
     /// Key paths that do not make sense for their property: a to-many
     /// relationship compared as a value, `@count` of an attribute, a to-one
     /// relationship compared with anything but nil, a path through an attribute.
