@@ -168,6 +168,10 @@ struct FormatPredicateTests {
         #expect(try garage.names("nickname == \"'; DROP TABLE Automobile; --\"") == ["Tesla Model 3"])
         #expect(try garage.names("nickname LIKE %@", "*DROP TABLE*") == ["Tesla Model 3"])
         #expect(try garage.names("name == 'Ünïcode ?* car'") == ["Ünïcode ?* car"])
+        let injectedKey = FetchRequest(predicate: try Predicate<Automobile>(format: "%K == 1", "name\" = 1; DROP TABLE Automobile; --"))
+        #expect(throws: PredicateFormatError.unknownKey(entity: "Automobile", key: "name\" = 1; DROP TABLE Automobile; --")) {
+            try garage.saved.fetch(injectedKey)
+        }
         #expect(try garage.saved.count(for: FetchRequest<Automobile>()) == 7)
     }
 
@@ -250,7 +254,9 @@ struct FormatPredicateTests {
         }
     }
 
-    /// The README's example, on the README's model.
+    /// The README's example, on the README's model (Core Data's
+    /// `NSPredicate(format:_:)` spelled as `Predicate(format:_:)`,
+    /// https://developer.apple.com/documentation/foundation/nspredicate/init(format:argumentarray:)).
     @Test func readmeExample() throws {
         let context = try TestStack.context(.sqlite)
         try context.performAndWait {

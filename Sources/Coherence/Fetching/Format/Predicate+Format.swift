@@ -62,7 +62,9 @@ extension Predicate {
 
     /// A predicate parsed from Core Data's predicate format syntax, with the
     /// substitution arguments in an array (Core Data's
-    /// `NSPredicate(format:argumentArray:)`). See ``init(format:_:)``.
+    /// `NSPredicate(format:argumentArray:)`,
+    /// <https://developer.apple.com/documentation/foundation/nspredicate/init(format:argumentarray:)>).
+    /// See ``init(format:_:)``.
     public init(format: String, argumentArray arguments: [Any?]) throws(PredicateFormatError) {
         var inputs = 0
         var allObjects = true
