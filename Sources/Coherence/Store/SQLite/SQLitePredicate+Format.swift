@@ -248,6 +248,9 @@ extension SQLPredicateCompiler {
                                                           reason: count ? "uses @count on an attribute" : "continues after the attribute \(name)")
         }
         let attribute = entity.attributes[index]
+        guard !attribute.isTransient else {
+            throw unsupported("the transient attribute \(attribute.name), which no store keeps")
+        }
         return .single(formatColumn(attribute.name, of: row), rank: attribute.attributeType.formatClassRank)
     }
 
