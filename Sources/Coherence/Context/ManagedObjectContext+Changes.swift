@@ -104,7 +104,7 @@ extension ManagedObjectContext {
             guard faultIsInStore(target) else { return }
             _fulfillFault(target)
         }
-        guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
+        guard let inverse = target._entity?.inverse(of: relationship) else { return }
         var ids = relatedIDs(of: target, inverse)
         guard ids.contains(sourceID) else { return }
         _recordWrite(of: target, property: inverse.index)
@@ -116,7 +116,7 @@ extension ManagedObjectContext {
     /// inverse, first detaches `target` from the object it pointed to.
     private func addInverse(of relationship: RelationshipDescription, to target: ManagedObject, pointingTo source: ManagedObject) {
         if target.isFault { _fulfillFault(target) }
-        guard let inverse = target._entity?.relationship(at: relationship.inverseIndex) else { return }
+        guard let inverse = target._entity?.inverse(of: relationship) else { return }
         var ids = relatedIDs(of: target, inverse)
         guard !ids.contains(source.objectID) else { return }
         _recordWrite(of: target, property: inverse.index)

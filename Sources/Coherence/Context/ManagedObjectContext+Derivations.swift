@@ -111,7 +111,7 @@ extension ManagedObjectContext {
     /// What `child` contributes to `derivation` now.
     func contribution(of child: ManagedObject, to derivation: DerivationDescription) -> Contribution {
         guard !child.isDeleted, child._contextRef === self, let entity = child._entity,
-              let relationship = entity.relationship(at: derivation.inverseIndex),
+              let relationship = derivation.inverse(in: entity),
               let parent = relationship.access.storage(of: child).loadedIDs?.first else { return .none }
         guard derivation.matches(child) else { return Contribution(parent: parent, value: nil) }
         let value: StoreValue = if let index = derivation.childAttributeIndex {
@@ -170,7 +170,7 @@ extension ManagedObjectContext {
         if let aggregate = derivations.aggregates[key] { return aggregate }
         var candidates = Set(children(of: parent, derivation))
         candidates.insert(current)
-        for object in derivations.dirty where object._entity?.name == derivation.childEntityName {
+        for object in derivations.dirty where derivation.isChild(object) {
             candidates.insert(object)
         }
         var aggregate = Aggregate()
@@ -183,7 +183,7 @@ extension ManagedObjectContext {
 
     /// The loaded children of a parent along a derivation's relationship.
     private func children(of parent: ManagedObject, _ derivation: DerivationDescription) -> [ManagedObject] {
-        guard let entity = parent._entity, let relationship = entity.relationship(at: derivation.relationshipIndex) else { return [] }
+        guard let entity = parent._entity, let relationship = derivation.relationship(in: entity) else { return [] }
         return relatedIDs(of: parent, relationship).map { id in
             let child = object(with: id)
             if child.isFault { _fulfillFault(child) }
@@ -206,7 +206,7 @@ extension ManagedObjectContext {
             var count: Int64 = 0
             // Changed objects counted for this parent before they moved away
             // are counted nowhere now: recomputing from the children settles it.
-            for object in derivations.dirty where object._entity?.name == derivation.childEntityName {
+            for object in derivations.dirty where derivation.isChild(object) {
                 let key = ObjectIdentifier(object)
                 if derivations.contributions[key]?[derivation.id]?.parent == parent.objectID {
                     derivations.contributions[key]?[derivation.id] = Contribution.none
@@ -240,7 +240,7 @@ extension ManagedObjectContext {
 
     /// Copies a source's attribute into every object that copies it.
     private func updateCopies(from source: ManagedObject, _ derivation: DerivationDescription) {
-        guard let entity = source._entity, let relationship = entity.relationship(at: derivation.inverseIndex) else { return }
+        guard let entity = source._entity, let relationship = derivation.inverse(in: entity) else { return }
         let value: StoreValue = source.isDeleted ? .null
             : derivation.childAttributeIndex.flatMap { source._currentStoreValue(at: $0, entity: entity) } ?? .null
         for id in relatedIDs(of: source, relationship) {
@@ -253,7 +253,7 @@ extension ManagedObjectContext {
 
     /// Recomputes one object's copied value from its current destination.
     private func updateCopy(of object: ManagedObject, _ derivation: DerivationDescription) {
-        guard let entity = object._entity, let relationship = entity.relationship(at: derivation.relationshipIndex) else { return }
+        guard let entity = object._entity, let relationship = derivation.relationship(in: entity) else { return }
         var value: StoreValue = .null
         if let id = relationship.access.storage(of: object).loadedIDs?.first {
             let source = self.object(with: id)

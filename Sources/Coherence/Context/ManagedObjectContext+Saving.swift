@@ -342,7 +342,7 @@ extension ManagedObjectContext {
             guard let entity = object._entity else { continue }
             for relationship in entity.relationships where relationship.deleteRule == .noAction {
                 for id in relatedIDs(of: object, relationship) {
-                    guard let holder = registered[id], !holder.isDeleted, let inverse = holder._entity?.relationship(at: relationship.inverseIndex),
+                    guard let holder = registered[id], !holder.isDeleted, let inverse = holder._entity?.inverse(of: relationship),
                           inverse.access.storage(of: holder).loadedIDs?.contains(object.objectID) == true else { continue }
                     errors.append(.danglingReference(entity: type(of: holder).entityName, property: inverse.name,
                                                      destination: "\(type(of: object).entityName) \(object.objectID)"))

@@ -6,11 +6,38 @@ import Foundation
 ///
 /// Attributes come first in the entity's property order, relationships after
 /// them; snapshots hold one ``StoreValue`` per property in that order.
+///
+/// A subclass of another listed class is a sub-entity of that class's entity
+/// (Core Data's `superentity`): it has the parent's attributes first, at the
+/// parent's indexes, then its own, then the parent's relationships, then its
+/// own. A parent's relationship therefore sits further along in a sub-entity
+/// that adds attributes; ``localIndex(_:declaredWithAttributeCount:)``
+/// translates.
 public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The entity name: the class name.
     public let name: String
     /// The class whose instances are this entity's objects.
     public let managedObjectClass: ManagedObject.Type
+    /// The parent entity: the entity of the nearest superclass listed in the
+    /// model, as Core Data's `NSEntityDescription.superentity`; `nil` for an
+    /// entity whose class directly subclasses ``ManagedObject``.
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/superentity>
+    public let superentity: EntityDescription?
+    /// The direct sub-entities, in model order, as Core Data's
+    /// `NSEntityDescription.subentities`.
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/subentities>
+    public var subentities: [EntityDescription] { _subentities }
+    // Set once, while the model is being built, before anyone can read it.
+    nonisolated(unsafe) private(set) var _subentities: [EntityDescription] = []
+    /// Whether the entity is abstract (``ManagedObject/isAbstract``): it has
+    /// no objects of its own; inserting one traps.
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
+    public let isAbstract: Bool
+    /// The topmost entity of this entity's hierarchy (itself when it has no
+    /// superentity); the SQLite store keeps a hierarchy in its root's table.
+    public var rootEntity: EntityDescription { superentity?.rootEntity ?? self }
+    /// Whether the entity has a superentity or sub-entities.
+    public var isInHierarchy: Bool { superentity != nil || !_subentities.isEmpty }
     /// The attributes, in declaration order.
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.
@@ -48,7 +75,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
          relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject,
          derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
-         indexes: [[String]] = [], uniquenessConstraints: [[String]] = []) {
+         indexes: [[String]] = [], uniquenessConstraints: [[String]] = [],
+         superentity: EntityDescription? = nil, isAbstract: Bool = false) {
+        self.superentity = superentity
+        self.isAbstract = isAbstract
         self.indexes = indexes
         self.uniquenessConstraints = uniquenessConstraints
         constraintIndexes = uniquenessConstraints.map { names in
@@ -70,6 +100,37 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for relationship in relationships { byName[relationship.name] = relationship.index }
         indexByName = byName
         prototypeHasEveryValue = attributes.allSatisfy { $0.access.currentSwiftValue(of: prototype) != nil }
+        superentity?._subentities.append(self)
+    }
+
+    /// This entity and all of its sub-entities, depth first.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + _subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Whether this entity is `entity` or one of its sub-entities.
+    public func isKind(of entity: EntityDescription) -> Bool {
+        var current: EntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// The index in this entity of the property at `index` in an ancestor
+    /// (or this entity) with `count` attributes: attributes keep their
+    /// index, relationships move past the attributes this entity adds.
+    @inline(__always)
+    func localIndex(_ index: Int, declaredWithAttributeCount count: Int) -> Int {
+        index < count ? index : index + attributes.count - count
+    }
+
+    /// The inverse of `relationship` (of another entity, or of this one) on
+    /// an object of this entity, its destination or a sub-entity of it.
+    @inline(__always)
+    func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+        self.relationship(at: localIndex(relationship.inverseIndex, declaredWithAttributeCount: relationship.inverseAttributeCount))
     }
 
     /// The number of properties (attributes and relationships).
@@ -95,7 +156,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         return keyPathIndexes.withLock { cache in
             if let known = cache[key] { return known }
             var index: Int?
-            if type(of: keyPath).rootType == managedObjectClass,
+            if let root = type(of: keyPath).rootType as? AnyClass, isSameOrSubclass(managedObjectClass, of: root),
                let offset = prototype._recordedOffset(reading: keyPath), let found = indexByOffset[offset],
                type(of: keyPath).valueType == valueType(at: found), self.keyPath(keyPath, returnsAttribute: found) {
                 index = found
@@ -164,6 +225,16 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var description: String {
         "\(name) { \((attributes.map(\.description) + relationships.map(\.description)).joined(separator: "; ")) }"
     }
+}
+
+/// Whether `type` is `ancestor` or a subclass of it.
+func isSameOrSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
+    var current: AnyClass? = type
+    while let candidate = current {
+        if candidate == ancestor { return true }
+        current = _getSuperclass(candidate)
+    }
+    return false
 }
 
 /// The stored fields of a class and its superclasses, with their byte offsets.

@@ -10,6 +10,10 @@
 /// ``ModelError`` naming the entity and the property for an unsupported
 /// attribute type, a missing or mismatched inverse, a destination outside the
 /// model, or two entities with the same name.
+///
+/// A listed class that subclasses another listed class is a sub-entity of
+/// it, as Core Data's `superentity`; every class between a listed class and
+/// ``ManagedObject`` must be listed too.
 public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entities, in the order given.
     public let entities: [EntityDescription]
@@ -30,20 +34,46 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             byName[declaration.name] = declaration
             byClass[ObjectIdentifier(declaration.type)] = declaration
         }
+        // Sub-entities: the nearest superclass is the parent, and must be listed.
+        var parents: [ObjectIdentifier: EntityDeclaration] = [:]
+        for declaration in declarations {
+            guard let superclass = _getSuperclass(declaration.type), superclass != ManagedObject.self else { continue }
+            guard let parent = byClass[ObjectIdentifier(superclass)] else {
+                throw .superentityNotInModel(entity: declaration.name, superentity: String(describing: superclass))
+            }
+            parents[ObjectIdentifier(declaration.type)] = parent
+        }
+        func depth(_ declaration: EntityDeclaration) -> Int {
+            parents[ObjectIdentifier(declaration.type)].map { depth($0) + 1 } ?? 0
+        }
         // Derived properties: resolved first, each entity gets its own and
         // those its objects feed.
         var derivations: [DerivationDescription] = []
         for declaration in declarations {
-            for derived in declaration.derived {
+            // A sub-entity shares its parent's derivations (at the same
+            // attribute indexes) and resolves only its own.
+            let inherited = parents[ObjectIdentifier(declaration.type)]?.attributes.count ?? 0
+            for derived in declaration.derived where derived.index >= inherited {
                 derivations.append(try declaration.resolveDerivation(derived, id: derivations.count, in: byName))
             }
         }
-        var built: [EntityDescription] = []
-        for declaration in declarations {
-            built.append(try declaration.resolve(
-                in: byClass, derivations: derivations.filter { $0.parentEntityName == declaration.name },
-                dependentDerivations: derivations.filter { $0.childEntityName == declaration.name }))
+        // Parents first, so that each sub-entity can point at its parent.
+        var builtByName: [String: EntityDescription] = [:]
+        for declaration in declarations.sorted(by: { depth($0) < depth($1) }) {
+            let parent = parents[ObjectIdentifier(declaration.type)]
+            let superentity = parent.flatMap { builtByName[$0.name] }
+            var lineage: Set<String> = [declaration.name]
+            var ancestor = parents[ObjectIdentifier(declaration.type)]
+            while let next = ancestor {
+                lineage.insert(next.name)
+                ancestor = parents[ObjectIdentifier(next.type)]
+            }
+            builtByName[declaration.name] = try declaration.resolve(
+                in: byClass, derivations: derivations.filter { lineage.contains($0.parentEntityName) },
+                dependentDerivations: derivations.filter { lineage.contains($0.childEntityName) },
+                superentity: superentity, isAbstract: declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false))
         }
+        let built = declarations.map { builtByName[$0.name]! }
         self.derivations = derivations
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
@@ -169,7 +199,8 @@ private struct EntityDeclaration {
         return DerivationDescription(
             id: id, kind: declaration.kind, parentEntityName: name, propertyIndex: derived.index, propertyName: property,
             relationshipIndex: attributes.count + position, inverseIndex: child.attributes.count + inversePosition,
-            childEntityName: child.name, childAttributeIndex: childAttribute, declaration: declaration)
+            childEntityName: child.name, childAttributeIndex: childAttribute, declaration: declaration,
+            parentAttributeCount: attributes.count, childAttributeCount: child.attributes.count)
     }
 
     /// The name of the relationship that `keyPath` reads on this entity, if any.
@@ -179,7 +210,8 @@ private struct EntityDeclaration {
     }
 
     func resolve(in declarations: [ObjectIdentifier: EntityDeclaration], derivations: [DerivationDescription],
-                 dependentDerivations: [DerivationDescription]) throws(ModelError) -> EntityDescription {
+                 dependentDerivations: [DerivationDescription], superentity: EntityDescription?,
+                 isAbstract: Bool) throws(ModelError) -> EntityDescription {
         var resolved: [RelationshipDescription] = []
         for (position, relationship) in relationships.enumerated() {
             guard let destination = declarations[ObjectIdentifier(relationship.destinationType)] else {
@@ -191,7 +223,8 @@ private struct EntityDeclaration {
                 throw .mismatchedInverse(entity: name, property: relationship.name,
                                          reason: "\(destination.name).\(inverseName) is not a relationship")
             }
-            guard destination.relationships[inverse].destinationType == type else {
+            // The inverse may lead to a superclass: a sub-entity inherits it.
+            guard isSameOrSubclass(type, of: destination.relationships[inverse].destinationType) else {
                 throw .mismatchedInverse(
                     entity: name, property: relationship.name,
                     reason: "\(destination.name).\(inverseName) leads to \(destination.relationships[inverse].destinationType.entityName), not \(name)")
@@ -200,6 +233,7 @@ private struct EntityDeclaration {
                 name: relationship.name, index: attributes.count + position, valueType: relationship.valueType,
                 destinationType: relationship.destinationType, destinationEntityName: destination.name,
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
+                inverseAttributeCount: destination.attributes.count,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
                 deleteRule: relationship.deleteRule, access: relationship.access))
         }
@@ -221,7 +255,8 @@ private struct EntityDeclaration {
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, offsets: offsets, prototype: prototype,
                                  derivations: derivations, dependentDerivations: dependentDerivations,
-                                 indexes: type.indexes, uniquenessConstraints: type.uniquenessConstraints)
+                                 indexes: type.indexes, uniquenessConstraints: type.uniquenessConstraints,
+                                 superentity: superentity, isAbstract: isAbstract)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).
@@ -235,7 +270,7 @@ private struct EntityDeclaration {
             declaredHere = name
         }
         let pointingBack = destination.relationships.filter { candidate in
-            guard let keyPath = candidate.inverse, candidate.destinationType == type else { return false }
+            guard let keyPath = candidate.inverse, isSameOrSubclass(type, of: candidate.destinationType) else { return false }
             return relationshipName(readBy: keyPath) == relationship.name
         }
         if let declaredHere {

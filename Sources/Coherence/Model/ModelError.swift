@@ -25,6 +25,9 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A uniqueness constraint (``ManagedObject/uniquenessConstraints``)
     /// names something that is not a stored, settable attribute, or nothing.
     case invalidUniquenessConstraint(entity: String, property: String, reason: String)
+    /// An entity's class subclasses a class that is not in the model: a
+    /// sub-entity's parent entity (Core Data's `superentity`) must be listed.
+    case superentityNotInModel(entity: String, superentity: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): cannot index it: \(reason)"
         case .invalidUniquenessConstraint(let entity, let property, let reason):
             "\(entity).\(property): cannot constrain it: \(reason)"
+        case .superentityNotInModel(let entity, let superentity):
+            "\(entity): its superclass \(superentity) is not in the model; list it too, as the parent entity"
         case .invalidAttributeOptions(let entity, let reason):
             "\(entity): cannot match attribute options with attributes: \(reason)"
         }

@@ -16,14 +16,19 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     let index: Int
     /// The position of the inverse in the destination entity's snapshots.
     let inverseIndex: Int
+    /// The destination entity's number of attributes: a sub-entity of the
+    /// destination holds the inverse further along when it adds attributes
+    /// (see ``EntityDescription/inverse(of:)``).
+    let inverseAttributeCount: Int
     let destinationType: ManagedObject.Type
     let access: any RelationshipAccess
     /// The Swift type: `Destination?` or `Set<Destination>`.
     let valueType: any RelationshipValue.Type
 
     init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
-         inverseName: String, inverseIndex: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
+         inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
          access: any RelationshipAccess) {
+        self.inverseAttributeCount = inverseAttributeCount
         self.name = name
         self.index = index
         self.valueType = valueType

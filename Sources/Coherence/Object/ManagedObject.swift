@@ -128,6 +128,20 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints>
     open class var uniquenessConstraints: [[String]] { [] }
 
+    /// Whether the entity is abstract, as Core Data's
+    /// `NSEntityDescription.isAbstract`: it has no objects of its own, only
+    /// objects of its sub-entities (subclasses listed in the model).
+    /// Inserting an object of an abstract entity traps, naming the entity,
+    /// where Core Data raises an exception.
+    ///
+    /// A Swift class var is inherited, an entity's abstractness is not: a
+    /// class whose parent entity is abstract is concrete whatever it returns,
+    /// so that `final class Car: Vehicle` is concrete when `Vehicle` is
+    /// abstract (only the topmost of a chain of abstract classes can be
+    /// abstract).
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
+    open class var isAbstract: Bool { false }
+
     // MARK: Identity and state
 
     /// The object's ID: temporary until the object is saved, permanent after.

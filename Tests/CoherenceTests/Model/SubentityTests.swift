@@ -1,0 +1,80 @@
+@testable import Coherence
+import Foundation
+import Testing
+
+/// Sub-entities, as Core Data's entity inheritance: a listed class that
+/// subclasses another listed class is a sub-entity of its entity
+/// (`NSEntityDescription.superentity` / `subentities`,
+/// https://developer.apple.com/documentation/coredata/nsentitydescription/superentity,
+/// https://developer.apple.com/documentation/coredata/nsentitydescription/subentities),
+/// inheriting its attributes and relationships.
+@Suite("Sub-entities: the model")
+struct SubentityTests {
+    @Test func aSubclassIsASubentityOfItsSuperclassEntity() throws {
+        let model = try SubentityStack.model()
+        let vehicle = try #require(model.entitiesByName["RoadVehicle"])
+        let car = try #require(model.entitiesByName["Car"])
+        let sportCar = try #require(model.entitiesByName["SportCar"])
+        let truck = try #require(model.entitiesByName["Truck"])
+        #expect(vehicle.superentity == nil)
+        #expect(car.superentity === vehicle)
+        #expect(sportCar.superentity === car)
+        #expect(vehicle.subentities.map(\.name) == ["Car", "Truck"])
+        #expect(car.subentities.map(\.name) == ["SportCar"])
+        #expect(sportCar.rootEntity === vehicle)
+        #expect(sportCar.isKind(of: vehicle) && !truck.isKind(of: car))
+        #expect(model.entities.map(\.name) == SubentityStack.entities.map(\.entityName), "the model keeps the order given")
+    }
+
+    /// A sub-entity has its parent's properties first, at the parent's
+    /// attribute indexes, then its own.
+    @Test func aSubentityInheritsAttributesAndRelationships() throws {
+        let model = try SubentityStack.model()
+        let car = try #require(model.entitiesByName["Car"])
+        let sportCar = try #require(model.entitiesByName["SportCar"])
+        #expect(car.attributes.map(\.name) == ["name", "year", "seats"])
+        #expect(sportCar.attributes.map(\.name) == ["name", "year", "seats", "topSpeed"])
+        #expect(car.relationships.map(\.name) == ["garage", "drivers"])
+        #expect(sportCar.relationships.map(\.name) == ["garage", "drivers", "sponsor"])
+        #expect(sportCar.relationship(named: "garage")?.destinationEntityName == "Depot")
+        #expect(sportCar.relationship(named: "garage")?.inverseName == "vehicles")
+        // The parent's key paths resolve on the sub-entity.
+        #expect(sportCar.propertyIndex(for: \RoadVehicle.name) == 0)
+        #expect(sportCar.propertyIndex(for: \Car.seats) == 2)
+        #expect(sportCar.propertyIndex(for: \SportCar.topSpeed) == 3)
+        #expect(sportCar.propertyIndex(for: \RoadVehicle.garage) == sportCar.relationship(named: "garage")?.index)
+        // A relationship's inverse, found from the other side, on a sub-entity object.
+        let garage = try #require(model.entitiesByName["Depot"]?.relationship(named: "vehicles"))
+        #expect(sportCar.inverse(of: garage)?.name == "garage")
+        #expect(car.inverse(of: garage)?.name == "garage")
+    }
+
+    /// Core Data's `isAbstract`
+    /// (https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract);
+    /// a sub-entity of an abstract entity is concrete.
+    @Test func abstractEntities() throws {
+        let model = try SubentityStack.model()
+        #expect(model.entitiesByName["RoadVehicle"]?.isAbstract == true)
+        #expect(model.entitiesByName["Car"]?.isAbstract == false)
+        #expect(model.entitiesByName["Truck"]?.isAbstract == false)
+        #expect(model.entitiesByName["Depot"]?.isAbstract == false)
+    }
+
+    /// Inserting an object of an abstract entity stops the program naming
+    /// the entity, as Core Data raises for it.
+    @Test func insertingAnAbstractEntityTraps() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try SubentityStack.context(.inMemory)
+            context.performAndWait { _ = RoadVehicle(context: context) }
+        }
+        #expect(result.standardError.contains("RoadVehicle is an abstract entity"))
+    }
+
+    /// The parent entity must be in the model, as Core Data's superentity
+    /// belongs to the same model.
+    @Test func theParentMustBeInTheModel() throws {
+        #expect(throws: ModelError.superentityNotInModel(entity: "SportCar", superentity: "Car")) {
+            try ManagedObjectModel(entities: [Depot.self, RoadVehicle.self, SportCar.self, Truck.self, Driver.self, Sponsor.self])
+        }
+    }
+}
