@@ -46,9 +46,11 @@ extension ManagedObjectContext {
         _assertOnQueue()
         processPendingChanges()
         let entity = try entity(of: request)
-        if !request.evaluatesPredicateInMemory, !(request.includesPendingChanges && hasPendingChanges(of: entity)) {
+        if !request.evaluatesPredicateInMemory,
+           !(request.includesPendingChanges && hasPendingChanges(of: entity, subentities: request.includesSubentities)) {
             var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
                                                  variable: request.predicate?.variable.key)
+            storeRequest.includesSubentities = request.includesSubentities
             storeRequest.fetchLimit = request.fetchLimit
             storeRequest.fetchOffset = request.fetchOffset
             if let count = try source.count(storeRequest) { return count }
@@ -175,11 +177,11 @@ extension ManagedObjectContext {
     // MARK: Matching
 
     /// Whether unsaved insertions, changes or deletions of `entity` exist.
-    private func hasPendingChanges(of entity: EntityDescription) -> Bool {
-        tracker.inserted.contains { $0._entity === entity }
-            || tracker.deleted.contains { $0._entity === entity }
-            || tracker.discarded.contains { $0._entity === entity }
-            || tracker.hasChangedObject { $0._entity === entity }
+    private func hasPendingChanges(of entity: EntityDescription, subentities: Bool) -> Bool {
+        tracker.inserted.contains { entity.matches($0._entity, subentities: subentities) }
+            || tracker.deleted.contains { entity.matches($0._entity, subentities: subentities) }
+            || tracker.discarded.contains { entity.matches($0._entity, subentities: subentities) }
+            || tracker.hasChangedObject { entity.matches($0._entity, subentities: subentities) }
     }
 
     /// The request's sort descriptors as store sort keys, or `nil` if one of
@@ -212,7 +214,8 @@ extension ManagedObjectContext {
 
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         let entity = try entity(of: request)
-        let pending = request.includesPendingChanges && hasPendingChanges(of: entity)
+        let subentities = request.includesSubentities
+        let pending = request.includesPendingChanges && hasPendingChanges(of: entity, subentities: subentities)
         for descriptor in request.sortDescriptors { _ = try descriptor.keyedAttributeIndex(in: entity) }
         let storeSort = storeSortDescriptors(request.sortDescriptors, entity: entity)
         var predicateInStore = request.predicate != nil && !request.evaluatesPredicateInMemory
@@ -220,6 +223,7 @@ extension ManagedObjectContext {
 
         var storeRequest = StoreFetchRequest(entity: entity, predicate: predicateInStore ? request.predicate?.expression : nil,
                                              variable: request.predicate?.variable.key, sortDescriptors: storeSort ?? [])
+        storeRequest.includesSubentities = subentities
         if storeWindows {
             storeRequest.fetchLimit = request.fetchLimit
             storeRequest.fetchOffset = request.fetchOffset
@@ -238,7 +242,7 @@ extension ManagedObjectContext {
             registered.reserveCapacity(answered.count)
             if storeWindows { return answered.map { object(for: $0, entity: entity) as! Result } }
         } else {
-            snapshots = try source.snapshots(of: entity)
+            snapshots = try source.snapshots(of: entity, subentities: subentities)
             predicateInStore = false
             storeSorted = false
         }
@@ -247,7 +251,7 @@ extension ManagedObjectContext {
         if request.includesPendingChanges {
             // Objects the store matched stand unless they changed; everything
             // else is evaluated on its current values.
-            let changed = Set(tracker.changedObjects.filter { $0._entity === entity && !$0.isDeleted && !$0.isInserted })
+            let changed = Set(tracker.changedObjects.filter { entity.matches($0._entity, subentities: subentities) && !$0.isDeleted && !$0.isInserted })
             var evaluate: [Result] = []
             matches = []
             var seen = Set<ManagedObject>()
@@ -260,7 +264,7 @@ extension ManagedObjectContext {
             if predicateInStore {
                 evaluate += changed.filter { !seen.contains($0) }.compactMap { $0 as? Result }
             }
-            evaluate += tracker.inserted.filter { $0._entity === entity }.compactMap { $0 as? Result }
+            evaluate += tracker.inserted.filter { entity.matches($0._entity, subentities: subentities) }.compactMap { $0 as? Result }
             matches += try filter(evaluate, with: request, entity: entity)
             if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
         } else if predicateInStore, storeSorted {

@@ -106,7 +106,8 @@ extension ManagedObjectContext {
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
     func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
-        let entity = known ?? entity(for: objectID.objectClass)
+        // A fetch of a parent entity names it; the ID names the concrete one.
+        let entity = known.flatMap { $0.managedObjectClass == objectID.objectClass ? $0 : nil } ?? entity(for: objectID.objectClass)
         let object = objectID.objectClass.init()
         object._id = objectID
         object._entity = entity

@@ -27,6 +27,15 @@ protocol ObjectSource: Sendable {
 
 extension PersistentStoreCoordinator: ObjectSource {}
 
+extension ObjectSource {
+    /// Every object of an entity and, with `subentities`, of its
+    /// sub-entities, in primary-key order across the hierarchy.
+    func snapshots(of entity: EntityDescription, subentities: Bool) throws -> [Snapshot] {
+        guard subentities, !entity.subentities.isEmpty else { return try snapshots(of: entity) }
+        return try entity.selfAndDescendants.flatMap { try snapshots(of: $0) }.sorted { $0.objectID.key < $1.objectID.key }
+    }
+}
+
 /// A nested context's view of its parent: every read hops onto the parent's
 /// queue and answers from the parent's objects, unsaved changes included.
 struct ParentSource: ObjectSource {
@@ -110,7 +119,7 @@ extension ManagedObjectContext {
             if object.isDeleted { continue }
             result.append(object.isFault ? (object._snapshot ?? snapshot) : currentSnapshot(of: object))
         }
-        for object in tracker.inserted where object._entity === entity {
+        for object in tracker.inserted where object._entity === entity { // exactly this entity, as the store's rows
             result.append(currentSnapshot(of: object))
         }
         return result

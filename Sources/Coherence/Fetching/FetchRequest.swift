@@ -69,6 +69,11 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// objects that point to it (items sorted by `server?.name`). One level
     /// only: to-many names and dotted paths are ignored.
     public var relationshipKeyPathsForRefreshing: [String] = []
+    /// Whether objects of the entity's sub-entities match too (the default),
+    /// as Core Data's `includesSubentities`: a fetch of `Car` returns its
+    /// `SportCar`s unless this is `false`.
+    /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/includessubentities>
+    public var includesSubentities: Bool = true
     /// The name of the entity to fetch, set by
     /// ``init(entityName:predicate:sortBy:)``; `nil` for `Result`'s own entity.
     public var entityName: String?

@@ -108,6 +108,14 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         [self] + _subentities.flatMap(\.selfAndDescendants)
     }
 
+    /// Whether an object of `entity` is one a fetch of this entity returns:
+    /// of this very entity or, with `subentities`, of a sub-entity.
+    /// **Complexity:** O(1) for an entity without sub-entities.
+    @inline(__always)
+    func matches(_ entity: EntityDescription?, subentities: Bool = true) -> Bool {
+        entity === self || (subentities && !_subentities.isEmpty && entity?.isKind(of: self) == true)
+    }
+
     /// Whether this entity is `entity` or one of its sub-entities.
     public func isKind(of entity: EntityDescription) -> Bool {
         var current: EntityDescription? = self

@@ -13,7 +13,8 @@ public protocol PersistentStore: AnyObject, Sendable {
 
     /// The committed snapshot of one object, or `nil` if the store has no such object.
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot?
-    /// The committed snapshots of every object of `entity`.
+    /// The committed snapshots of every object of `entity` itself (not of its
+    /// sub-entities, which the caller asks for one by one).
     func snapshots(of entity: EntityDescription) throws -> [Snapshot]
     /// The committed destinations of a to-many relationship, for a snapshot
     /// that holds ``StoreValue/toManyFault``.
@@ -104,6 +105,8 @@ public struct StoreFetchRequest: Sendable {
     public var fetchLimit: Int = 0
     /// Skip this many matching snapshots first.
     public var fetchOffset: Int = 0
+    /// Whether rows of the entity's sub-entities match too.
+    public var includesSubentities: Bool = true
 }
 
 /// One sort key of a ``StoreFetchRequest``: an attribute of the entity.

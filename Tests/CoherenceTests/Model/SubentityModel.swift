@@ -9,7 +9,7 @@ class RoadVehicle: ManagedObject {
     override class var isAbstract: Bool { true }
     @Attribute var name = ""
     @Attribute var year = 2000
-    @Relationship(inverse: \Depot.vehicles) var garage: Depot?
+    @Relationship(inverse: \Depot.vehicles) var depot: Depot?
 }
 
 class Car: RoadVehicle {

@@ -34,19 +34,19 @@ struct SubentityTests {
         let sportCar = try #require(model.entitiesByName["SportCar"])
         #expect(car.attributes.map(\.name) == ["name", "year", "seats"])
         #expect(sportCar.attributes.map(\.name) == ["name", "year", "seats", "topSpeed"])
-        #expect(car.relationships.map(\.name) == ["garage", "drivers"])
-        #expect(sportCar.relationships.map(\.name) == ["garage", "drivers", "sponsor"])
-        #expect(sportCar.relationship(named: "garage")?.destinationEntityName == "Depot")
-        #expect(sportCar.relationship(named: "garage")?.inverseName == "vehicles")
+        #expect(car.relationships.map(\.name) == ["depot", "drivers"])
+        #expect(sportCar.relationships.map(\.name) == ["depot", "drivers", "sponsor"])
+        #expect(sportCar.relationship(named: "depot")?.destinationEntityName == "Depot")
+        #expect(sportCar.relationship(named: "depot")?.inverseName == "vehicles")
         // The parent's key paths resolve on the sub-entity.
         #expect(sportCar.propertyIndex(for: \RoadVehicle.name) == 0)
         #expect(sportCar.propertyIndex(for: \Car.seats) == 2)
         #expect(sportCar.propertyIndex(for: \SportCar.topSpeed) == 3)
-        #expect(sportCar.propertyIndex(for: \RoadVehicle.garage) == sportCar.relationship(named: "garage")?.index)
+        #expect(sportCar.propertyIndex(for: \RoadVehicle.depot) == sportCar.relationship(named: "depot")?.index)
         // A relationship's inverse, found from the other side, on a sub-entity object.
-        let garage = try #require(model.entitiesByName["Depot"]?.relationship(named: "vehicles"))
-        #expect(sportCar.inverse(of: garage)?.name == "garage")
-        #expect(car.inverse(of: garage)?.name == "garage")
+        let depot = try #require(model.entitiesByName["Depot"]?.relationship(named: "vehicles"))
+        #expect(sportCar.inverse(of: depot)?.name == "depot")
+        #expect(car.inverse(of: depot)?.name == "depot")
     }
 
     /// Core Data's `isAbstract`

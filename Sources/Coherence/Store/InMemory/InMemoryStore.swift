@@ -16,7 +16,8 @@ public final class InMemoryStore: PersistentStore {
         var nextKey: Int64 = 1
     }
 
-    /// Rows by entity name.
+    /// Rows by entity name. A hierarchy of entities takes its keys from its
+    /// root entity's table, so that they never collide within it.
     private let tables = Locked<[String: Table]>([:])
 
     /// Creates an empty store.
@@ -46,8 +47,9 @@ public final class InMemoryStore: PersistentStore {
         tables.withLock { tables in
             zip(objectIDs, entities).map { id, entity in
                 if !id.isTemporaryID { return id }
-                let key = tables[entity.name, default: Table()].nextKey
-                tables[entity.name, default: Table()].nextKey += 1
+                let root = entity.rootEntity.name
+                let key = tables[root, default: Table()].nextKey
+                tables[root, default: Table()].nextKey += 1
                 return ManagedObjectID(objectClass: entity.managedObjectClass, storeNumber: storeNumber, key: key)
             }
         }
@@ -80,8 +82,9 @@ public final class InMemoryStore: PersistentStore {
             var result = StoreSaveResult()
             for insert in request.inserted {
                 if insert.objectID.isTemporaryID {
-                    let key = tables[insert.entity.name, default: Table()].nextKey
-                    tables[insert.entity.name, default: Table()].nextKey += 1
+                    let root = insert.entity.rootEntity.name
+                    let key = tables[root, default: Table()].nextKey
+                    tables[root, default: Table()].nextKey += 1
                     result.permanentIDs[insert.objectID] = ManagedObjectID(
                         objectClass: insert.entity.managedObjectClass, storeNumber: storeNumber, key: key)
                 } else if insert.objectID.storeNumber != storeNumber {
