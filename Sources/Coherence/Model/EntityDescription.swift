@@ -38,6 +38,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var rootEntity: EntityDescription { superentity?.rootEntity ?? self }
     /// Whether the entity has a superentity or sub-entities.
     public var isInHierarchy: Bool { superentity != nil || !_subentities.isEmpty }
+    /// Whether some to-one relationship leads to an entity with
+    /// sub-entities (set while the model is built).
+    nonisolated(unsafe) var referencesHierarchy = false
     /// The attributes, in declaration order.
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.

@@ -74,6 +74,14 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 superentity: superentity, isAbstract: declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false))
         }
         let built = declarations.map { builtByName[$0.name]! }
+        for entity in built {
+            for relationship in entity.relationships {
+                let destination = builtByName[relationship.destinationEntityName]!
+                relationship.destinationHasSubentities = !destination.subentities.isEmpty
+                relationship.destinationRootEntityName = destination.rootEntity.name
+                if relationship.destinationHasSubentities, !relationship.isToMany { entity.referencesHierarchy = true }
+            }
+        }
         self.derivations = derivations
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })

@@ -21,6 +21,13 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     /// (see ``EntityDescription/inverse(of:)``).
     let inverseAttributeCount: Int
     let destinationType: ManagedObject.Type
+    /// Whether the destination entity has sub-entities, so that a
+    /// destination's ID must name its concrete entity (set while the model
+    /// is built, before anyone reads it).
+    nonisolated(unsafe) var destinationHasSubentities = false
+    /// The root entity of the destination's hierarchy (the destination
+    /// itself without a superentity): the SQLite table its rows are in.
+    nonisolated(unsafe) var destinationRootEntityName = ""
     let access: any RelationshipAccess
     /// The Swift type: `Destination?` or `Set<Destination>`.
     let valueType: any RelationshipValue.Type

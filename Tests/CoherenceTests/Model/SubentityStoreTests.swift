@@ -38,7 +38,7 @@ struct SubentityStoreTests {
         return context
     }
 
-    @Test(arguments: [StoreKind.inMemory]) func aFetchOfTheParentReturnsSubentities(store: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func aFetchOfTheParentReturnsSubentities(store: StoreKind) throws {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             context.reset()
@@ -57,7 +57,7 @@ struct SubentityStoreTests {
         }
     }
 
-    @Test(arguments: [StoreKind.inMemory]) func includesSubentitiesOffFetchesTheEntityItself(store: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func includesSubentitiesOffFetchesTheEntityItself(store: StoreKind) throws {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             context.reset()
@@ -79,7 +79,7 @@ struct SubentityStoreTests {
     /// A predicate on the parent's attributes matches objects of every
     /// sub-entity, in the store and in memory; one on a sub-entity's own
     /// attribute only its objects.
-    @Test(arguments: [StoreKind.inMemory]) func predicatesOnTheParentsAttributes(store: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func predicatesOnTheParentsAttributes(store: StoreKind) throws {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             context.reset()
@@ -103,7 +103,7 @@ struct SubentityStoreTests {
 
     /// Primary keys come from one counter per hierarchy: no two objects of
     /// a hierarchy share a key, so IDs never collide.
-    @Test(arguments: [StoreKind.inMemory]) func objectIDsAreDistinctAcrossTheHierarchy(store: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func objectIDsAreDistinctAcrossTheHierarchy(store: StoreKind) throws {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             let vehicles = try context.fetch(FetchRequest<RoadVehicle>())
@@ -119,7 +119,7 @@ struct SubentityStoreTests {
     }
 
     /// Updates and deletions of sub-entity objects reach the store.
-    @Test(arguments: [StoreKind.inMemory]) func updatingAndDeletingSubentityObjects(store: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func updatingAndDeletingSubentityObjects(store: StoreKind) throws {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             let sport = try #require(try context.fetch(FetchRequest<SportCar>()).first)

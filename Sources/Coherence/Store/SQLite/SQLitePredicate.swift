@@ -178,7 +178,7 @@ struct SQLPredicateCompiler {
     mutating func destinationRows(owner: EntityDescription, key: String, relationship: RelationshipDescription, filter: Filter?,
                                   alias: String? = nil) throws -> String {
         let alias = filter?.alias ?? alias ?? newAlias()
-        let destination = SQLiteSchema.table(named: relationship.destinationEntityName)
+        let destination = SQLiteSchema.table(named: relationship.destinationRootEntityName)
         let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
         var link: String
         if let join = SQLiteSchema.joinTable(relationship, of: owner) {

@@ -7,14 +7,17 @@ internal import GRDB
 /// relationship (indexed); a join table per many-to-many relationship; the
 /// next primary keys (`Z_PRIMARYKEY`) and the store's metadata (`Z_METADATA`:
 /// store UUID, model hash and model description).
+///
+/// A hierarchy of entities (sub-entities) shares its root entity's table, as
+/// Core Data stores it: see `SQLiteSchema+Hierarchy.swift`.
 enum SQLiteSchema {
     static let primaryKey = "Z_PK"
     static let version = "Z_OPT"
     static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
 
-    /// The quoted table name of an entity.
-    static func table(_ entity: EntityDescription) -> String { quote(entity.name) }
+    /// The quoted table name of an entity: its root entity's name.
+    static func table(_ entity: EntityDescription) -> String { quote(entity.rootEntity.name) }
     static func table(named name: String) -> String { quote(name) }
 
     static func quote(_ identifier: String) -> String {
@@ -34,6 +37,7 @@ enum SQLiteSchema {
 
     /// `Z_PK, Z_OPT, attribute…, toOne…`, quoted, for SELECT lists.
     static func selectList(_ entity: EntityDescription, alias: String? = nil) -> String {
+        if entity.isInHierarchy || entity.referencesHierarchy { return hierarchySelectList(entity, alias: alias) }
         let prefix = alias.map { quote($0) + "." } ?? ""
         return ([primaryKey, version] + columns(entity)).map { prefix + quote($0) }.joined(separator: ", ")
     }
@@ -51,7 +55,7 @@ enum SQLiteSchema {
 
     static func joinTable(_ relationship: RelationshipDescription, of entity: EntityDescription) -> JoinTable? {
         guard relationship.isToMany, relationship.inverseIsToMany else { return nil }
-        let mine = "\(entity.name).\(relationship.name)"
+        let mine = "\(declaringEntity(of: relationship, in: entity).name).\(relationship.name)"
         let theirs = "\(relationship.destinationEntityName).\(relationship.inverseName)"
         let canonical = min(mine, theirs)
         return JoinTable(name: quote("Z_" + canonical.replacingOccurrences(of: ".", with: "_")),
@@ -64,12 +68,13 @@ enum SQLiteSchema {
             CREATE TABLE IF NOT EXISTS \(metadataTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB);
             CREATE TABLE IF NOT EXISTS \(primaryKeyTable) (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL);
             """)
-        for entity in model.entities {
+        for entity in model.entities where entity.superentity == nil {
             try createTable(entity, in: db)
         }
     }
 
     static func createTable(_ entity: EntityDescription, in db: Database) throws {
+        if entity.isInHierarchy { return try createHierarchyTable(entity.rootEntity, in: db) }
         var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL"]
         definitions += entity.storedAttributes.map { "\(quote($0.name)) \($0.attributeType.sqlType)" }
         definitions += toOne(entity).map { "\(quote($0.name)) INTEGER" }

@@ -10,6 +10,9 @@ struct SQLiteStatements: Sendable {
     let delete: String
     /// Reads one row by `Z_PK`.
     let selectByKey: String
+    /// For an entity in a hierarchy or referring to one: where its values
+    /// are in a row of ``selectByKey``'s shape (``SQLiteSchema/rowLayout(_:)``).
+    let layout: (columns: [CInt], entityNames: [CInt])?
 
     init(_ entity: EntityDescription) {
         let table = SQLiteSchema.table(entity)
@@ -17,7 +20,14 @@ struct SQLiteStatements: Sendable {
         let version = SQLiteSchema.quote(SQLiteSchema.version)
         let columns = SQLiteSchema.columns(entity).map(SQLiteSchema.quote)
         let all = [key, version] + columns
-        insert = "INSERT INTO \(table) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
+        if entity.isInHierarchy {
+            // The entity column holds a constant: the entity's name.
+            let placeholders = ["?", "?", SQLiteSchema.literal(entity.name)] + Array(repeating: "?", count: columns.count)
+            insert = "INSERT INTO \(table) (\(([key, version, SQLiteSchema.quote(SQLiteSchema.entityColumn)] + columns).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+        } else {
+            insert = "INSERT INTO \(table) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
+        }
+        layout = entity.isInHierarchy || entity.referencesHierarchy ? SQLiteSchema.rowLayout(entity) : nil
         let assignments = ["\(version) = \(version) + 1"] + columns.map { "\($0) = ?" }
         update = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ? AND \(version) = ? RETURNING \(version)"
         delete = "DELETE FROM \(table) WHERE \(key) = ?"

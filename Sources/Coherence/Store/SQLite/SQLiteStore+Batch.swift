@@ -69,7 +69,7 @@ extension SQLiteStore {
         try db.execute(sql: "UPDATE \(SQLiteSchema.table(entity)) SET \(column) = NULL, \(version) = \(version) + 1 WHERE \(column) = ? AND \(pk) != ?",
                        arguments: [destination.key, id.key])
         let inverse = SQLiteSchema.quote(relationship.inverseName)
-        try db.execute(sql: "UPDATE \(SQLiteSchema.table(named: relationship.destinationEntityName)) SET \(inverse) = ?, \(version) = \(version) + 1 WHERE \(pk) = ?",
+        try db.execute(sql: "UPDATE \(SQLiteSchema.table(named: relationship.destinationRootEntityName)) SET \(inverse) = ?, \(version) = \(version) + 1 WHERE \(pk) = ?",
                        arguments: [id.key, destination.key])
     }
 
@@ -134,7 +134,7 @@ extension SQLiteStore {
             return try Int64.fetchAll(db, sql: "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments: arguments)
         }
         if relationship.isToMany {
-            return try Int64.fetchAll(db, sql: "SELECT \(pk) FROM \(SQLiteSchema.table(named: relationship.destinationEntityName)) WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
+            return try Int64.fetchAll(db, sql: "SELECT \(pk) FROM \(SQLiteSchema.table(named: relationship.destinationRootEntityName)) WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
                                       arguments: arguments)
         }
         return try Int64.fetchAll(db, sql: "SELECT \(SQLiteSchema.quote(relationship.name)) FROM \(SQLiteSchema.table(owner)) WHERE \(pk) IN (\(placeholders)) AND \(SQLiteSchema.quote(relationship.name)) IS NOT NULL",

@@ -20,7 +20,7 @@ extension SQLiteStore {
         guard count > 0 else { return [] }
         let last = try Int64.fetchOne(db.cachedStatement(
             sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max"),
-            arguments: [count, entity.name])
+            arguments: [count, entity.rootEntity.name])
         guard let last else { throw StoreError.unknownEntity(entity.name) }
         return (last - Int64(count) + 1 ... last).map {
             makeObjectID(entity.managedObjectClass, key: $0)

@@ -177,6 +177,7 @@ public final class SQLiteStore: PersistentStore {
     /// A snapshot from the row `statement` stands on, selected with
     /// ``SQLiteSchema/selectList(_:alias:)`` starting at column `offset`.
     func snapshot(from statement: SQLiteStatement, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+        if entity.isInHierarchy || entity.referencesHierarchy { return try hierarchySnapshot(from: statement, entity: entity, offset: offset) }
         let first = CInt(offset)
         let key = sqlite3_column_int64(statement, first)
         let version = sqlite3_column_int64(statement, first + 1)
@@ -248,7 +249,8 @@ public final class SQLiteStore: PersistentStore {
 
     public func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
         try read { db in
-            let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) ORDER BY \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
+            let restriction = SQLiteSchema.entityRestriction(entity, subentities: false, alias: entity.rootEntity.name).map { " WHERE \($0)" } ?? ""
+            let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity))\(restriction) ORDER BY \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
             let snapshots = try snapshots(db.cachedStatement(sql: sql), entity: entity)
             noteRowsRead(snapshots.count)
             return snapshots
@@ -258,12 +260,15 @@ public final class SQLiteStore: PersistentStore {
     public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
         let entity = try entity(of: objectID)
         return try read { db in
+            if relationship.destinationHasSubentities {
+                return try hierarchyRelatedObjectIDs(of: objectID, entity: entity, relationship: relationship, in: db)
+            }
             let keys: [Int64]
             if let join = SQLiteSchema.joinTable(relationship, of: entity) {
                 keys = try Int64.fetchAll(db.cachedStatement(
                     sql: "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?"), arguments: [objectID.key])
             } else {
-                let destination = SQLiteSchema.table(named: relationship.destinationEntityName)
+                let destination = SQLiteSchema.table(named: relationship.destinationRootEntityName)
                 keys = try Int64.fetchAll(db.cachedStatement(
                     sql: "SELECT \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(destination) WHERE \(SQLiteSchema.quote(relationship.inverseName)) = ?"),
                     arguments: [objectID.key])
@@ -279,11 +284,16 @@ public final class SQLiteStore: PersistentStore {
         let entity = request.entity
         var sql = "FROM \(SQLiteSchema.table(entity)) AS t0"
         var arguments: [DatabaseValue] = []
+        var conditions: [String] = []
+        if let restriction = SQLiteSchema.entityRestriction(entity, subentities: request.includesSubentities) {
+            conditions.append(restriction)
+        }
         if let predicate = request.predicate, let variable = request.variable {
             var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
-            sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
+            conditions.append(try compiler.condition(for: predicate, variable: variable))
             arguments = compiler.arguments
         }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.map { conditions.count > 1 ? "(\($0))" : $0 }.joined(separator: " AND ") }
         let order = request.sortDescriptors.map { descriptor in
             let column = SQLiteSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0")
             return "\(column) \(descriptor.ascending ? "ASC" : "DESC")"
@@ -311,6 +321,7 @@ public final class SQLiteStore: PersistentStore {
         let (query, arguments) = try query(for: request)
         let entity = request.entity
         return try read { db in
+            if entity.isInHierarchy { return try hierarchyObjectIDs(query, arguments: arguments, in: db) }
             let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) \(query)", arguments: arguments)
             return keys.map { makeObjectID(entity.managedObjectClass, key: $0) }
         }

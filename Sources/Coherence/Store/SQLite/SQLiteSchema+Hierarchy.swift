@@ -1,0 +1,135 @@
+import Foundation
+internal import GRDB
+
+/// How a hierarchy of entities (sub-entities, Core Data's `superentity`) is
+/// stored, as Core Data stores it: one table per root entity, named after
+/// it, with an entity column (`Z_ENT`, the concrete entity's name) and the
+/// columns of every entity of the hierarchy (their union, by name; a
+/// sub-entity's own columns are `NULL` in other entities' rows). Primary
+/// keys come from the root's row of `Z_PRIMARYKEY`, so that no two objects
+/// of a hierarchy share one.
+///
+/// A row reads back as an object of its concrete entity. A to-one
+/// relationship's column holds the destination's key only; when the
+/// destination entity has sub-entities, the select list reads the
+/// destination's `Z_ENT` with a subquery, so that its ID names the concrete
+/// entity. Entities outside hierarchies, which do not refer to one, are
+/// stored and read exactly as before.
+extension SQLiteSchema {
+    static let entityColumn = "Z_ENT"
+
+    /// One column of a hierarchy's table.
+    struct Column {
+        let name: String
+        let definition: String
+    }
+
+    /// The columns of `root`'s table after `Z_PK` and `Z_OPT` (and `Z_ENT`):
+    /// the stored attributes and to-one relationships of every entity of the
+    /// hierarchy, the root's first, each name once.
+    static func tableColumns(_ root: EntityDescription) -> [Column] {
+        var seen: Set<String> = []
+        var columns: [Column] = []
+        for entity in root.selfAndDescendants {
+            for attribute in entity.storedAttributes where seen.insert(attribute.name).inserted {
+                columns.append(Column(name: attribute.name, definition: attribute.attributeType.sqlType))
+            }
+            for relationship in toOne(entity) where seen.insert(relationship.name).inserted {
+                columns.append(Column(name: relationship.name, definition: "INTEGER"))
+            }
+        }
+        return columns
+    }
+
+    /// The to-one relationships of `root`'s table whose destination has
+    /// sub-entities: their destination's `Z_ENT` is selected after the columns.
+    static func polymorphicToOne(_ root: EntityDescription) -> [RelationshipDescription] {
+        var seen: Set<String> = []
+        return root.selfAndDescendants.flatMap(toOne).filter { $0.destinationHasSubentities && seen.insert($0.name).inserted }
+    }
+
+    /// `Z_PK, Z_OPT[, Z_ENT], columns…, destination entities…` for an entity
+    /// in a hierarchy or with a to-one relationship to one.
+    static func hierarchySelectList(_ entity: EntityDescription, alias: String?) -> String {
+        let root = entity.rootEntity
+        let prefix = alias.map { quote($0) } ?? table(root)
+        var items = [primaryKey, version] + (root.isInHierarchy ? [entityColumn] : []) + tableColumns(root).map(\.name)
+        items = items.map { prefix + "." + quote($0) }
+        for relationship in polymorphicToOne(root) {
+            items.append("(SELECT z.\(quote(entityColumn)) FROM \(quote(relationship.destinationRootEntityName)) AS z WHERE z.\(quote(primaryKey)) = \(prefix).\(quote(relationship.name)))")
+        }
+        return items.joined(separator: ", ")
+    }
+
+    /// Where each property of `entity` is in a row read with its select list
+    /// (counted from `Z_PK`): its column (-1 for none), and for a to-one
+    /// relationship to a hierarchy, its destination's entity name (-1 for none).
+    static func rowLayout(_ entity: EntityDescription) -> (columns: [CInt], entityNames: [CInt]) {
+        let root = entity.rootEntity
+        let base = root.isInHierarchy ? 3 : 2
+        let names = tableColumns(root).map(\.name)
+        let polymorphic = polymorphicToOne(root).map(\.name)
+        var columns = [CInt](repeating: -1, count: entity.propertyCount)
+        var entityNames = [CInt](repeating: -1, count: entity.propertyCount)
+        for attribute in entity.storedAttributes {
+            columns[attribute.index] = CInt(base + names.firstIndex(of: attribute.name)!)
+        }
+        for relationship in toOne(entity) {
+            columns[relationship.index] = CInt(base + names.firstIndex(of: relationship.name)!)
+            if let position = polymorphic.firstIndex(of: relationship.name) {
+                entityNames[relationship.index] = CInt(base + names.count + position)
+            }
+        }
+        return (columns, entityNames)
+    }
+
+    /// `alias.Z_ENT IN (…)` restricting rows to `entity` (and, with
+    /// `subentities`, its sub-entities), or `nil` when every row of the
+    /// table matches.
+    static func entityRestriction(_ entity: EntityDescription, subentities: Bool, alias: String = "t0") -> String? {
+        guard entity.isInHierarchy, entity.superentity != nil || !subentities else { return nil }
+        let names = (subentities ? entity.selfAndDescendants : [entity]).map { literal($0.name) }
+        return "\(quote(alias)).\(quote(entityColumn)) IN (\(names.joined(separator: ", ")))"
+    }
+
+    /// A string literal for SQL text: entity names only (Swift identifiers).
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// The entity of a hierarchy that declares `relationship` (the topmost
+    /// one that has it), so that a many-to-many relationship inherited by
+    /// sub-entities keeps one join table.
+    static func declaringEntity(of relationship: RelationshipDescription, in entity: EntityDescription) -> EntityDescription {
+        var declaring = entity
+        while let parent = declaring.superentity, parent.relationship(named: relationship.name) != nil {
+            declaring = parent
+        }
+        return declaring
+    }
+
+    /// Creates `root`'s table for its whole hierarchy, with its indexes,
+    /// join tables and key counter, if they do not exist yet.
+    static func createHierarchyTable(_ root: EntityDescription, in db: Database) throws {
+        var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL",
+                           "\(quote(entityColumn)) TEXT NOT NULL"]
+        definitions += tableColumns(root).map { "\(quote($0.name)) \($0.definition)" }
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table(root)) (\(definitions.joined(separator: ", ")))")
+        try createEntityIndex(root, in: db)
+        for entity in root.selfAndDescendants {
+            for relationship in toOne(entity) {
+                try createIndex(relationship, of: declaringEntity(of: relationship, in: entity), in: db)
+            }
+            for relationship in entity.relationships {
+                guard let join = joinTable(relationship, of: entity), join.relationshipIsSource else { continue }
+                try createJoinTable(join, in: db)
+            }
+        }
+        try db.execute(sql: "INSERT OR IGNORE INTO \(primaryKeyTable) (entity, max) VALUES (?, 0)", arguments: [root.name])
+    }
+
+    static func createEntityIndex(_ root: EntityDescription, in db: Database) throws {
+        let index = quote("Z_\(root.name)_\(entityColumn)")
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(root)) (\(quote(entityColumn)))")
+    }
+}
