@@ -128,8 +128,16 @@ extension ManagedObjectContext {
 
     /// The committed or current value of a relationship, without firing a fault.
     private func unfiredValue(of object: ManagedObject, _ relationship: RelationshipDescription) -> StoreValue? {
-        object.isFault ? object._snapshot?.values[relationship.index]
+        let relationship = Self.relationship(relationship, of: object)
+        return object.isFault ? object._snapshot?.values[relationship.index]
             : relationship.access.storage(of: object).storeValue(isToMany: relationship.isToMany)
+    }
+
+    /// `relationship` (of a fetched entity) as the entity of `object` has it:
+    /// further along in a sub-entity that adds attributes.
+    private static func relationship(_ relationship: RelationshipDescription, of object: ManagedObject) -> RelationshipDescription {
+        guard let entity = object._entity, entity.superentity != nil else { return relationship }
+        return entity.relationship(named: relationship.name) ?? relationship
     }
 
     /// Prefetched objects are loaded: the context keeps them (a fault could
@@ -165,10 +173,10 @@ extension ManagedObjectContext {
             if owner.isFault {
                 guard let snapshot = owner._snapshot else { continue }
                 var values = snapshot.values
-                values[relationship.index] = .objectIDs(ids)
+                values[Self.relationship(relationship, of: owner).index] = .objectIDs(ids)
                 owner._snapshot = Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
             } else {
-                _ = _loadToManyFault(of: owner, relationship, knownIDs: ids)
+                _ = _loadToManyFault(of: owner, Self.relationship(relationship, of: owner), knownIDs: ids)
             }
         }
         return related

@@ -268,7 +268,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
             } else if let sequence = value as? any Sequence, relationship.isToMany {
                 objects = Array(sequence) as? [ManagedObject]
             }
-            guard let objects, objects.allSatisfy({ type(of: $0) == relationship.destinationType }) else {
+            guard let objects, objects.allSatisfy({ isSameOrSubclass(type(of: $0), of: relationship.destinationType) }) else {
                 let expected = relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
                 preconditionFailure("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
             }

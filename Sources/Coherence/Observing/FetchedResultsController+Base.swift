@@ -95,6 +95,10 @@ public class AnyFetchedResultsController {
         preconditionFailure("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
     }
 
+    /// Whether objects of the entity's sub-entities are results too
+    /// (``FetchRequest/includesSubentities``).
+    var includesSubentities: Bool { true }
+
     /// Whether `object` (of the fetched entity) matches the predicate.
     func matchesPredicate(_ object: ManagedObject) -> Bool {
         preconditionFailure("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")

@@ -24,7 +24,7 @@ extension AnyFetchedResultsController {
         // 1. The objects that may have entered, left, moved or changed.
         var found: [ObjectIdentifier: ManagedObject] = [:]
         func consider(_ object: ManagedObject) {
-            if object._entity === entity { found[ObjectIdentifier(object)] = object }
+            if entity.matches(object._entity, subentities: includesSubentities) { found[ObjectIdentifier(object)] = object }
         }
         for object in change.inserted { consider(object) }
         for object in change.updated { consider(object) }

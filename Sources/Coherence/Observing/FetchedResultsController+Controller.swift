@@ -123,6 +123,8 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         return try managedObjectContext.fetch(request)
     }
 
+    override var includesSubentities: Bool { fetchRequest.includesSubentities }
+
     override func matchesPredicate(_ object: ManagedObject) -> Bool {
         (try? fetchRequest.predicate?.evaluate(unsafeDowncast(object, to: Result.self))) ?? true
     }

@@ -136,8 +136,16 @@ final class ObjectObservers: Sendable {
                             calls.append { entry.handler(event) }
                         }
                     }
-                    guard let entity = object._entity, let entries = state.byEntity[ObjectIdentifier(entity)] else { continue }
-                    for (token, entry) in entries {
+                    // Observers of the entity and of its ancestors (a
+                    // sub-entity's objects are its parent's too).
+                    guard let objectEntity = object._entity else { continue }
+                    var observed = state.byEntity[ObjectIdentifier(objectEntity)] ?? [:]
+                    var ancestor = objectEntity.superentity
+                    while let current = ancestor {
+                        if let entries = state.byEntity[ObjectIdentifier(current)] { observed.merge(entries) { first, _ in first } }
+                        ancestor = current.superentity
+                    }
+                    for (token, entry) in observed {
                         var bucket = byEntity[token] ?? (entry, [], [], [])
                         switch kind {
                         case .inserted: bucket.1.append(object)

@@ -174,7 +174,7 @@ extension SQLPredicateCompiler {
         case .single("NULL", 0):
             return op == .equal ? "(\(key) IS NULL)" : "(\(key) IS NOT NULL)"
         case .objectID(let id):
-            guard !id.isTemporaryID, id.storeNumber == storeNumber, id.objectClass == destination.managedObjectClass else {
+            guard !id.isTemporaryID, id.storeNumber == storeNumber, isSameOrSubclass(id.objectClass, of: destination.managedObjectClass) else {
                 return op == .equal ? "0" : "1"
             }
             return "(\(key) \(op == .equal ? "IS" : "IS NOT") \(bind(.integer(id.key))))"

@@ -129,7 +129,7 @@ struct SQLPredicateCompiler {
         switch root {
         case .object(let entity, let key, let alias):
             if type(of: keyPath).valueType == ManagedObjectID.self,
-               type(of: keyPath).rootType == entity.managedObjectClass || type(of: keyPath).rootType == ManagedObject.self {
+               let root = type(of: keyPath).rootType as? AnyClass, isSameOrSubclass(entity.managedObjectClass, of: root) {
                 return .object(entity, key: key, alias: alias)
             }
             guard let index = entity.propertyIndex(for: keyPath) else {
@@ -210,7 +210,9 @@ struct SQLPredicateCompiler {
         }
         let (id, other) = pair
         guard case .object(let entity, let key, _) = other else { return nil }
-        let matchable = !id.isTemporaryID && id.storeNumber == storeNumber && id.objectClass == entity.managedObjectClass
+        // Keys are unique within a hierarchy: an ID of any of its entities can match.
+        let matchable = !id.isTemporaryID && id.storeNumber == storeNumber
+            && (id.objectClass == entity.managedObjectClass || model.entity(for: id.objectClass)?.rootEntity === entity.rootEntity)
         guard matchable else { return equal ? "0" : "1" }
         return "(\(key) \(equal ? "IS" : "IS NOT") \(id.key))"
     }

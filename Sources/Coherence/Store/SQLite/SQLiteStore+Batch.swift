@@ -34,12 +34,15 @@ extension SQLiteStore {
             let assignments = ["\(version) = \(version) + 1"] + bound.map {
                 "\(SQLiteSchema.quote(entity.propertyName(at: $0.index))) = \($0.argument.placeholder)"
             }
-            let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(SQLiteSchema.quote(SQLiteSchema.primaryKey))"
+            let returning = SQLiteSchema.quote(SQLiteSchema.primaryKey) + (entity.isInHierarchy ? ", \(SQLiteSchema.quote(SQLiteSchema.entityColumn))" : "")
+            let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(returning)"
             let allArguments = StatementArguments(values: bound.map(\.argument.value)) + arguments
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
-                let keys = try Int64.fetchAll(db, sql: sql, arguments: allArguments)
-                let ids = keys.map { makeObjectID(entity.managedObjectClass, key: $0) }
+                let ids = try Row.fetchAll(db, sql: sql, arguments: allArguments).map { row in
+                    let name: String? = entity.isInHierarchy ? row[1] : nil
+                    return makeObjectID(name.flatMap { model.entitiesByName[$0]?.managedObjectClass } ?? entity.managedObjectClass, key: row[0])
+                }
                 let derived = try recomputeDerived(parentsBefore, in: db)
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
             }
@@ -50,11 +53,11 @@ extension SQLiteStore {
                                               arguments: arguments)
                 var changes = ObjectIDChanges()
                 var parents: [Int: Set<Int64>] = [:]
+                let affected = try objectIDs(keys, of: entity, in: db)
                 try deleteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
                 changes.updated.formUnion(try recomputeDerived(parents, in: db))
                 changes.updated.subtract(changes.deleted)
-                return StoreBatchResult(affected: keys.map { makeObjectID(entity.managedObjectClass, key: $0) },
-                                        changes: changes)
+                return StoreBatchResult(affected: affected, changes: changes)
             }
         }
     }
@@ -76,10 +79,13 @@ extension SQLiteStore {
     /// ` WHERE …` for a predicate over alias `t0`, or nothing.
     private func whereClause(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
                              variable: PredicateExpressions.VariableID?) throws -> (String, StatementArguments) {
-        guard let predicate, let variable else { return ("", []) }
+        // A request of a parent entity covers its sub-entities, as a fetch does.
+        let restriction = SQLiteSchema.entityRestriction(entity, subentities: true)
+        guard let predicate, let variable else { return (restriction.map { " WHERE \($0)" } ?? "", []) }
         var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
         let condition = try compiler.condition(for: predicate, variable: variable)
-        return (" WHERE \(condition)", StatementArguments(values: compiler.arguments))
+        let combined = restriction.map { "(\(condition)) AND \($0)" } ?? condition
+        return (" WHERE \(combined)", StatementArguments(values: compiler.arguments))
     }
 
     /// Deletes rows and applies their delete rules in SQL: cascade deletes
@@ -87,6 +93,33 @@ extension SQLiteStore {
     /// throws if a destination remains.
     private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
                             parents: inout [Int: Set<Int64>], in db: Database) throws {
+        guard entity.isInHierarchy else {
+            return try deleteConcreteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
+        }
+        // Each row with the relationships and delete rules of its own entity.
+        var byEntity: [String: [Int64]] = [:]
+        for id in try objectIDs(keys, of: entity, in: db) { byEntity[id.entityName, default: []].append(id.key) }
+        for (name, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard let concrete = model.entitiesByName[name] else { continue }
+            try deleteConcreteRows(keys, of: concrete, changes: &changes, parents: &parents, in: db)
+        }
+    }
+
+    /// The IDs of rows `keys` of `entity`'s table, naming each row's concrete
+    /// entity (rows that are gone are left out for an entity in a hierarchy).
+    func objectIDs(_ keys: [Int64], of entity: EntityDescription, in db: Database) throws -> [ManagedObjectID] {
+        guard entity.isInHierarchy else { return keys.map { makeObjectID(entity.managedObjectClass, key: $0) } }
+        var ids: [ManagedObjectID] = []
+        for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let query = "FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
+            ids += try hierarchyObjectIDs(query, arguments: StatementArguments(keys: chunk), in: db)
+        }
+        return ids
+    }
+
+    private func deleteConcreteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
+                                    parents: inout [Int: Set<Int64>], in db: Database) throws {
         let fresh = keys.filter { !changes.deleted.contains(makeObjectID(entity.managedObjectClass, key: $0)) }
         guard !fresh.isEmpty else { return }
         for key in fresh { changes.deleted.insert(makeObjectID(entity.managedObjectClass, key: key)) }
@@ -101,7 +134,7 @@ extension SQLiteStore {
             for relationship in entity.relationships {
                 guard let destination = model.entitiesByName[relationship.destinationEntityName] else { continue }
                 let destinationKeys = try destinationKeys(of: relationship, owner: entity, ownerKeys: placeholders, arguments: arguments, in: db)
-                let destinationIDs = destinationKeys.map { makeObjectID(destination.managedObjectClass, key: $0) }
+                let destinationIDs = try objectIDs(destinationKeys, of: destination, in: db)
                 switch relationship.deleteRule {
                 case .deny:
                     if destinationIDs.contains(where: { !changes.deleted.contains($0) }) {

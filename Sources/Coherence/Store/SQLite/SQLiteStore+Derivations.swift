@@ -18,6 +18,8 @@ extension SQLiteStore {
             return ("(SELECT \(childColumn) FROM \(SQLiteSchema.table(child)) AS t0 WHERE t0.\(pk) = \(parent).\(SQLiteSchema.quote(relationship)))", [])
         }
         var condition = "t0.\(SQLiteSchema.quote(child.propertyName(at: derivation.inverseIndex))) = \(parent).\(pk)"
+        // A child entity's rows (sub-entities' included) among its hierarchy's.
+        if let restriction = SQLiteSchema.entityRestriction(child, subentities: true) { condition += " AND \(restriction)" }
         var arguments: [DatabaseValue] = []
         if let expression = derivation.declaration.expression, let variable = derivation.declaration.variable {
             var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: child)
@@ -54,9 +56,18 @@ extension SQLiteStore {
         for chunk in chunks {
             var sql = "UPDATE \(SQLiteSchema.table(parentEntity)) AS p SET \(column) = \(expression), \(version) = \(version) + 1 WHERE \(column) IS NOT \(expression)"
             var allArguments = arguments + arguments
+            if let restriction = SQLiteSchema.entityRestriction(parentEntity, subentities: true, alias: "p") { sql += " AND \(restriction)" }
             if let chunk {
                 sql += " AND p.\(pk) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
                 allArguments += chunk.map(\.databaseValue)
+            }
+            if parentEntity.isInHierarchy {
+                sql += " RETURNING \(pk), \(SQLiteSchema.quote(SQLiteSchema.entityColumn))"
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values: allArguments)) {
+                    let name: String = row[1]
+                    changed.insert(makeObjectID(model.entitiesByName[name]?.managedObjectClass ?? parentEntity.managedObjectClass, key: row[0]))
+                }
+                continue
             }
             sql += " RETURNING \(pk)"
             for key in try Int64.fetchAll(db, sql: sql, arguments: StatementArguments(values: allArguments)) {
@@ -80,7 +91,9 @@ extension SQLiteStore {
                 let relationship = SQLiteSchema.quote(parentEntity.propertyName(at: derivation.relationshipIndex))
                 sql = "SELECT p.\(pk) FROM \(SQLiteSchema.table(parentEntity)) AS p WHERE p.\(relationship) IN (SELECT t0.\(pk) FROM \(SQLiteSchema.table(entity)) AS t0\(condition))"
             } else {
-                let inverse = SQLiteSchema.quote(entity.propertyName(at: derivation.inverseIndex))
+                // `entity` may be a sub-entity of the derivation's child entity.
+                guard let inverseRelationship = derivation.inverse(in: entity) else { continue }
+                let inverse = SQLiteSchema.quote(inverseRelationship.name)
                 sql = "SELECT DISTINCT t0.\(inverse) FROM \(SQLiteSchema.table(entity)) AS t0\(condition)"
             }
             let keys = try Int64?.fetchAll(db, sql: sql, arguments: arguments).compactMap { $0 }

@@ -1,0 +1,74 @@
+import Coherence
+import Foundation
+import Testing
+
+/// Fetched results controllers, batch requests and format predicates on a
+/// parent entity cover its sub-entities' objects, as Core Data's
+/// `includesSubentities` (default `true`) makes them
+/// (https://developer.apple.com/documentation/coredata/nsfetchrequest/includessubentities).
+@Suite("Sub-entities: controllers and batch requests")
+struct SubentityRequestTests {
+    @Test(arguments: StoreKind.allCases) func aControllerOnTheParentTracksSubentityObjects(store: StoreKind) throws {
+        let context = try SubentityStoreTests.seeded(store)
+        try context.performAndWait { () throws in
+            let controller = FetchedResultsController(
+                fetchRequest: FetchRequest<Car>(sortBy: [SortDescriptor(\.name)]), managedObjectContext: context, sectionNameKeyPath: nil)
+            let delegate = RecordingDelegate()
+            controller.delegate = delegate
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.map(\.name) == ["Alpine", "Clio", "Zoe"])
+            let sport = SportCar(context: context)
+            sport.name = "Berlinette"
+            let truck = Truck(context: context)
+            truck.name = "Atego"
+            context.processPendingChanges()
+            #expect(controller.fetchedObjects?.map(\.name) == ["Alpine", "Berlinette", "Clio", "Zoe"], "a truck is not a car")
+            #expect(delegate.events == ["will", "insert", "did"])
+            // Off: only Car's own objects.
+            var exact = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
+            exact.includesSubentities = false
+            let cars = FetchedResultsController(fetchRequest: exact, managedObjectContext: context, sectionNameKeyPath: nil)
+            try cars.performFetch()
+            #expect(cars.fetchedObjects?.map(\.name) == ["Clio", "Zoe"])
+            let another = SportCar(context: context)
+            another.name = "A110 S"
+            let plain = Car(context: context)
+            plain.name = "Twingo"
+            context.processPendingChanges()
+            #expect(cars.fetchedObjects?.map(\.name) == ["Clio", "Twingo", "Zoe"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func batchRequestsOnTheParentIncludeSubentities(store: StoreKind) throws {
+        let context = try SubentityStoreTests.seeded(store)
+        try context.performAndWait { () throws in
+            var update = BatchUpdateRequest<Car>(predicate: #Predicate { $0.year >= 2020 }, propertiesToUpdate: ["seats": 5])
+            update.resultType = .objectIDs
+            let updated = try context.execute(update)
+            #expect(updated.count == 2)
+            #expect(Set(updated.objectIDs?.map(\.entityName) ?? []) == ["Car", "SportCar"], "IDs name the concrete entities")
+            context.reset()
+            #expect(try context.fetch(FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])).map(\.seats) == [5, 4, 5])
+            #expect(try context.fetch(FetchRequest<Truck>()).first?.name == "Actros", "a sibling's rows are untouched")
+            var delete = BatchDeleteRequest<RoadVehicle>(predicate: #Predicate { $0.year < 2021 })
+            delete.resultType = .objectIDs
+            let deleted = try context.execute(delete)
+            #expect(Set(deleted.objectIDs?.map(\.entityName) ?? []) == ["Car", "SportCar", "Truck"])
+            context.reset()
+            #expect(try context.fetch(FetchRequest<RoadVehicle>()).map(\.name) == ["Zoe"])
+            #expect(try context.fetch(FetchRequest<Depot>()).first?.vehicleCount == 1, "derived values recomputed")
+        }
+    }
+
+    /// A format predicate on a parent's attribute, as ported `NSPredicate`
+    /// code writes it, matches sub-entity objects.
+    @Test(arguments: StoreKind.allCases) func formatPredicatesOnTheParent(store: StoreKind) throws {
+        let context = try SubentityStoreTests.seeded(store)
+        try context.performAndWait { () throws in
+            context.reset()
+            let request = FetchRequest<RoadVehicle>(predicate: try Predicate<RoadVehicle>(format: "year >= %d AND depot.city == %@", 2020, "Lyon"),
+                                                    sortBy: [SortDescriptor(\.name)])
+            #expect(try context.fetch(request).map(\.name) == ["Alpine", "Zoe"])
+        }
+    }
+}
