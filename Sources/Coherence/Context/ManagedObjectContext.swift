@@ -257,8 +257,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         precondition(object._contextRef == nil, "Coherence: \(object) belongs to another context")
         precondition(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
         let entity = entity(for: type(of: object))
-        // Core Data raises for an abstract entity ("Cannot create an
-        // NSManagedObject with an abstract entity"); stop, naming it.
+        // Core Data raises for an object of an abstract entity; stop, naming it.
         if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert an object of one of its sub-entities") }
         register(inserted: object, entity: entity)
         derivationTouched(object)

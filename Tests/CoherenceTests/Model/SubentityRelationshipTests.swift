@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// Relationships whose destination is a parent entity hold objects of its
-/// sub-entities, as Core Data's do: "a relationship to an entity also
-/// accepts instances of its sub-entities" (entity inheritance,
+/// sub-entities, as Core Data's do (a sub-entity's objects are objects of
+/// its parent entity,
 /// https://developer.apple.com/documentation/coredata/nsentitydescription/subentities);
 /// inverses, delete rules (https://developer.apple.com/documentation/coredata/nsdeleterule),
 /// prefetching and derived values treat them as the parent's objects.

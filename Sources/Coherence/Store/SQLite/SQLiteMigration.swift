@@ -24,27 +24,38 @@ struct StoredModel: Codable, Equatable {
         var name: String
         var attributes: [Attribute]
         var relationships: [Relationship]
+        /// The parent entity's name; `nil` (and absent from the JSON, so
+        /// that models without sub-entities keep their hash) for none.
+        var superentity: String?
     }
 
     var entities: [Entity]
 
     init(_ model: ManagedObjectModel) {
-        entities = model.entities.map { entity in
-            Entity(
-                name: entity.name,
-                attributes: entity.storedAttributes.map { attribute in
-                    let derivation = entity.derivations.first { $0.propertyIndex == attribute.index }.map {
-                        "\($0.kind) \(entity.propertyName(at: $0.relationshipIndex)) \($0.childAttributeIndex.map(String.init) ?? "-") \($0.declaration.expression.map { "\($0)" } ?? "-")"
-                    }
-                    return Attribute(name: attribute.name, type: "\(attribute.attributeType)", isOptional: attribute.isOptional, derivation: derivation)
-                },
-                relationships: entity.relationships.map {
-                    Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
-                                 inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)
-                })
-        }
+        entities = model.entities.map(Entity.init)
     }
+}
 
+extension StoredModel.Entity {
+    /// What the store remembers of `entity`.
+    init(_ entity: EntityDescription) {
+        self.init(
+            name: entity.name,
+            attributes: entity.storedAttributes.map { attribute in
+                let derivation = entity.derivations.first { $0.propertyIndex == attribute.index }.map {
+                    "\($0.kind) \($0.relationship(in: entity)?.name ?? "-") \($0.childAttributeIndex.map(String.init) ?? "-") \($0.declaration.expression.map { "\($0)" } ?? "-")"
+                }
+                return StoredModel.Attribute(name: attribute.name, type: "\(attribute.attributeType)", isOptional: attribute.isOptional, derivation: derivation)
+            },
+            relationships: entity.relationships.map {
+                StoredModel.Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
+                                         inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)
+            },
+            superentity: entity.superentity?.name)
+    }
+}
+
+extension StoredModel {
     /// The canonical JSON form, stored in the metadata.
     func encoded() throws -> Data {
         let encoder = JSONEncoder()
@@ -86,9 +97,18 @@ struct SQLiteMigration {
             else if let old = type.renamingIdentifier, remaining[old] != nil { renamedEntities[old] = entity.name }
         }
         self.renamedEntities = renamedEntities
+        let oldEntities = remaining
         for entity in model.entities {
             let type = entity.managedObjectClass
             let previousName = remaining[entity.name] != nil ? entity.name : type.renamingIdentifier.flatMap { remaining[$0] != nil ? $0 : nil }
+            if entity.superentity != nil {
+                // A sub-entity's columns are in its root's table: added below.
+                if let previousName, let previous = remaining.removeValue(forKey: previousName),
+                   previous.superentity != entity.superentity?.name {
+                    throw .incompatibleModel(reason: "\(entity.name) changed its parent entity from \(previous.superentity ?? "none") to \(entity.superentity!.name)")
+                }
+                continue
+            }
             guard let previousName, let previous = remaining.removeValue(forKey: previousName) else {
                 steps.append { db in try SQLiteSchema.createTable(entity, in: db) }
                 continue
@@ -102,7 +122,28 @@ struct SQLiteMigration {
             }
             try migrateProperties(of: entity, from: previous)
         }
+        // Hierarchies that gained an entity, a property or their entity
+        // column: the root's table gets the missing columns.
+        for root in model.entities where root.superentity == nil && root.isInHierarchy {
+            let changed = root.selfAndDescendants.contains { entity in
+                guard let old = oldEntities[entity.name] else { return true }
+                return old != StoredModel.Entity(entity) || (entity === root && !oldEntities.values.contains { $0.superentity == root.name })
+            }
+            if changed { steps.append { db in try SQLiteSchema.addMissingHierarchyColumns(root, in: db) } }
+        }
         for (name, entity) in remaining {
+            if let parent = entity.superentity {
+                // A sub-entity removed: its rows go (its root's table stays).
+                var root = parent
+                while let next = oldEntities[root]?.superentity { root = next }
+                let rootName = model.entitiesByName[root]?.rootEntity.name ?? root
+                steps.append { db in
+                    if try db.tableExists(rootName), try db.columns(in: rootName).contains(where: { $0.name == SQLiteSchema.entityColumn }) {
+                        try db.execute(sql: "DELETE FROM \(SQLiteSchema.table(named: rootName)) WHERE \(SQLiteSchema.quote(SQLiteSchema.entityColumn)) = ?", arguments: [name])
+                    }
+                }
+                continue
+            }
             steps.append { db in
                 try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.table(named: name))")
                 try db.execute(sql: "DELETE FROM \(SQLiteSchema.primaryKeyTable) WHERE entity = ?", arguments: [name])

@@ -133,3 +133,22 @@ extension SQLiteSchema {
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(root)) (\(quote(entityColumn)))")
     }
 }
+
+extension SQLiteSchema {
+    /// Lightweight migration of a hierarchy that gained an entity or
+    /// properties: adds the entity column (existing rows are of the root
+    /// entity, as they were saved before it had sub-entities) and the
+    /// columns the root's table lacks, then the hierarchy's indexes and join
+    /// tables. Columns of removed properties stay, unused.
+    static func addMissingHierarchyColumns(_ root: EntityDescription, in db: Database) throws {
+        let name = root.name
+        let existing = Set(try db.columns(in: name).map(\.name))
+        if !existing.contains(entityColumn) {
+            try db.execute(sql: "ALTER TABLE \(table(root)) ADD COLUMN \(quote(entityColumn)) TEXT NOT NULL DEFAULT \(literal(name))")
+        }
+        for column in tableColumns(root) where !existing.contains(column.name) {
+            try db.execute(sql: "ALTER TABLE \(table(root)) ADD COLUMN \(quote(column.name)) \(column.definition)")
+        }
+        try createHierarchyTable(root, in: db)
+    }
+}
