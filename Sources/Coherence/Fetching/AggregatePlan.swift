@@ -20,6 +20,9 @@ struct AggregatePlan {
     }
 
     let entity: EntityDescription
+    /// Whether rows of the entity's sub-entities are aggregated too
+    /// (``FetchRequest/includesSubentities``).
+    var includesSubentities = true
     let columns: [Column]
     /// Property indexes to group by.
     let groupBy: [Int]

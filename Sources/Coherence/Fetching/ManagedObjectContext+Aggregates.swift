@@ -162,8 +162,10 @@ extension ManagedObjectContext {
             }
             sort.append(StoreSortDescriptor(propertyIndex: index, ascending: descriptor.order == .forward, strings: strings))
         }
-        return AggregatePlan(entity: entity, columns: columns, groupBy: groupIndexes, having: having, distinct: distinct,
-                             sort: sort, fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+        var plan = AggregatePlan(entity: entity, columns: columns, groupBy: groupIndexes, having: having, distinct: distinct,
+                                 sort: sort, fetchLimit: request.fetchLimit, fetchOffset: request.fetchOffset)
+        plan.includesSubentities = request.includesSubentities
+        return plan
     }
 
     private func checkNames(_ having: HavingPredicate, columns: [AggregatePlan.Column], entity: EntityDescription) throws {

@@ -101,6 +101,29 @@ struct SubentityStoreTests {
         }
     }
 
+    /// Dictionary fetches, grouping and `fetchBatchSize` on a parent cover
+    /// its sub-entities (Core Data's `fetchBatchSize`,
+    /// https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize).
+    @Test(arguments: StoreKind.allCases) func dictionaryAndBatchedFetchesOfTheParent(store: StoreKind) throws {
+        let context = try Self.seeded(store)
+        try context.performAndWait { () throws in
+            context.reset()
+            let request = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
+            let rows = try context.fetchDictionaries(request, propertiesToFetch: ["name", "seats"])
+            #expect(rows.map { $0["name"] as? String } == ["Alpine", "Clio", "Zoe"])
+            #expect(rows.map { $0["seats"] as? Int } == [2, 4, 4])
+            let count = ExpressionDescription(name: "count", expression: .count("name"), resultType: .integer64)
+            let perSeats = try context.fetchDictionaries(FetchRequest<Car>(sortBy: [SortDescriptor(\.seats)]),
+                                                         propertiesToFetch: ["seats", .expression(count)], propertiesToGroupBy: ["seats"])
+            #expect(perSeats.map { $0["count"] as? Int } == [1, 2])
+            var batched = FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.name)])
+            batched.fetchBatchSize = 2
+            let vehicles = try context.fetch(batched)
+            #expect(vehicles.map { String(describing: type(of: $0)) } == ["Truck", "SportCar", "Car", "Car"])
+            #expect(vehicles.map(\.name) == ["Actros", "Alpine", "Clio", "Zoe"])
+        }
+    }
+
     /// Primary keys come from one counter per hierarchy: no two objects of
     /// a hierarchy share a key, so IDs never collide.
     @Test(arguments: StoreKind.allCases) func objectIDsAreDistinctAcrossTheHierarchy(store: StoreKind) throws {

@@ -24,11 +24,14 @@ extension SQLiteStore: AggregatingStore {
             }
         }
         var sql = "SELECT \(plan.distinct ? "DISTINCT " : "")\(expressions.joined(separator: ", ")) FROM \(SQLiteSchema.table(entity)) AS t0"
+        var conditions: [String] = []
+        if let restriction = SQLiteSchema.entityRestriction(entity, subentities: plan.includesSubentities) { conditions.append(restriction) }
         if let predicate, let variable {
             var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
-            sql += " WHERE " + (try compiler.condition(for: predicate, variable: variable))
+            conditions.append("(\(try compiler.condition(for: predicate, variable: variable)))")
             arguments = compiler.arguments
         }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !plan.groupBy.isEmpty {
             sql += " GROUP BY " + plan.groupBy.map { columnSQL($0, entity) }.joined(separator: ", ")
         }
