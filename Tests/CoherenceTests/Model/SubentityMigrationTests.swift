@@ -14,6 +14,23 @@ final class Sailboat: Boat {
     @Attribute var rig: String?
 }
 
+// Two versions of one sub-entity `Tanker` of `Ship`: the second adds an
+// attribute with an initial value.
+class Ship: ManagedObject {
+    @Attribute var name = ""
+}
+
+final class TankerV1: Ship {
+    override class var entityName: String { "Tanker" }
+    @Attribute var capacity = 0
+}
+
+final class TankerV2: Ship {
+    override class var entityName: String { "Tanker" }
+    @Attribute var capacity = 0
+    @Attribute var hulls = 2
+}
+
 /// Lightweight migration of an SQLite store whose model gained a
 /// sub-entity: Core Data's lightweight migration handles changes of the
 /// entity hierarchy, among them creating a new child entity
@@ -63,6 +80,32 @@ struct SubentityMigrationTests {
         // Opened again with the same model: nothing left to migrate.
         let old = try #require(try SQLiteStore.inspect(url: url, model: nil)?.1)
         #expect(try SQLiteMigration(from: old, to: coordinator.managedObjectModel).isEmpty)
+    }
+
+    /// A sub-entity that gains an attribute: its saved objects take the
+    /// initial value (Core Data's lightweight migration adds attributes).
+    @Test func aSubentityGainingAnAttributeMigrates() throws {
+        let url = TestFiles.newURL("ships.sqlite")
+        do {
+            let context = ManagedObjectContext(concurrencyType: .privateQueue,
+                                               persistentStoreCoordinator: try Self.coordinator(at: url, entities: [Ship.self, TankerV1.self]))
+            try context.performAndWait {
+                let tanker = TankerV1(context: context)
+                tanker.name = "Knock Nevis"
+                tanker.capacity = 564_763
+                Ship(context: context).name = "Tug"
+                try context.save()
+            }
+        }
+        let coordinator = try Self.coordinator(at: url, entities: [Ship.self, TankerV2.self])
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let ships = try context.fetch(FetchRequest<Ship>(sortBy: [SortDescriptor(\.name)]))
+            #expect(ships.map(\.name) == ["Knock Nevis", "Tug"])
+            let tanker = try #require(ships.first as? TankerV2)
+            #expect(tanker.capacity == 564_763)
+            #expect(tanker.hulls == 2, "the new attribute's initial value")
+        }
     }
 
     /// A store of a model without sub-entities keeps its model hash: the

@@ -139,7 +139,8 @@ extension SQLiteSchema {
     /// properties: adds the entity column (existing rows are of the root
     /// entity, as they were saved before it had sub-entities) and the
     /// columns the root's table lacks, then the hierarchy's indexes and join
-    /// tables. Columns of removed properties stay, unused.
+    /// tables. Saved rows of an entity that gained an attribute take its
+    /// initial value. Columns of removed properties stay, unused.
     static func addMissingHierarchyColumns(_ root: EntityDescription, in db: Database) throws {
         let name = root.name
         let existing = Set(try db.columns(in: name).map(\.name))
@@ -148,6 +149,14 @@ extension SQLiteSchema {
         }
         for column in tableColumns(root) where !existing.contains(column.name) {
             try db.execute(sql: "ALTER TABLE \(table(root)) ADD COLUMN \(quote(column.name)) \(column.definition)")
+        }
+        for entity in root.selfAndDescendants {
+            for attribute in entity.storedAttributes where !existing.contains(attribute.name) {
+                guard let value = attribute.defaultValue else { continue }
+                let argument = value.sqlArgument
+                try db.execute(sql: "UPDATE \(table(root)) SET \(quote(attribute.name)) = \(argument.placeholder) WHERE \(quote(entityColumn)) = ?",
+                               arguments: [argument.value, entity.name])
+            }
         }
         try createHierarchyTable(root, in: db)
     }
