@@ -28,7 +28,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/subentities>
     public var subentities: [EntityDescription] { _subentities }
     // Set once, while the model is being built, before anyone can read it.
-    nonisolated(unsafe) private(set) var _subentities: [EntityDescription] = []
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var _subentities: [EntityDescription] = []
     /// Whether the entity is abstract (``ManagedObject/isAbstract``): it has
     /// no objects of its own; inserting one traps.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
@@ -40,7 +40,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public var isInHierarchy: Bool { superentity != nil || !_subentities.isEmpty }
     /// Whether some to-one relationship leads to an entity with
     /// sub-entities (set while the model is built).
-    nonisolated(unsafe) var referencesHierarchy = false
+    @exclusivity(unchecked) nonisolated(unsafe) var referencesHierarchy = false
     /// The attributes, in declaration order.
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.

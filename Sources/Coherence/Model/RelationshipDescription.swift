@@ -24,10 +24,10 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     /// Whether the destination entity has sub-entities, so that a
     /// destination's ID must name its concrete entity (set while the model
     /// is built, before anyone reads it).
-    nonisolated(unsafe) var destinationHasSubentities = false
+    @exclusivity(unchecked) nonisolated(unsafe) var destinationHasSubentities = false
     /// The root entity of the destination's hierarchy (the destination
     /// itself without a superentity): the SQLite table its rows are in.
-    nonisolated(unsafe) var destinationRootEntityName = ""
+    @exclusivity(unchecked) nonisolated(unsafe) var destinationRootEntityName = ""
     let access: any RelationshipAccess
     /// The Swift type: `Destination?` or `Set<Destination>`.
     let valueType: any RelationshipValue.Type

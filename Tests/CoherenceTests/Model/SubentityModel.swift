@@ -7,6 +7,7 @@ import Foundation
 /// Abstract: only its sub-entities have objects.
 class RoadVehicle: ManagedObject {
     override class var isAbstract: Bool { true }
+    override class var indexes: [[String]] { [["name"]] }
     @Attribute var name = ""
     @Attribute var year = 2000
     @Relationship(inverse: \Depot.vehicles) var depot: Depot?

@@ -1,4 +1,5 @@
-import Coherence
+@testable import Coherence
+import GRDB
 import Foundation
 import Testing
 
@@ -158,5 +159,21 @@ struct SubentityStoreTests {
             #expect(try context.count(for: FetchRequest<RoadVehicle>()) == 3)
             #expect(try context.fetch(FetchRequest<SportCar>()).isEmpty)
         }
+    }
+
+    /// The SQLite layout is Core Data's: one table per hierarchy, named
+    /// after its root, with the entity column and every entity's columns;
+    /// an index the sub-entities inherit is created once.
+    @Test func oneTablePerHierarchy() throws {
+        let context = try Self.seeded(.sqlite)
+        let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
+        let (tables, columns, indexes) = try store.pool.read { db in
+            (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'Z\\_%' ESCAPE '\\' ORDER BY name"),
+             try db.columns(in: "RoadVehicle").map(\.name),
+             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *'"))
+        }
+        #expect(tables == ["Depot", "Driver", "RoadVehicle", "Sponsor"])
+        #expect(columns == ["Z_PK", "Z_OPT", "Z_ENT", "name", "year", "depot", "seats", "topSpeed", "sponsor", "load"])
+        #expect(indexes == ["ZFETCHINDEX RoadVehicle(name)"])
     }
 }

@@ -108,6 +108,14 @@ extension SQLiteSchema {
         return declaring
     }
 
+    /// The fetch indexes to create for `entity`: those its parent entity
+    /// does not already declare (a class inherits `indexes`), since the
+    /// hierarchy shares one table.
+    static func ownIndexes(_ entity: EntityDescription) -> [[String]] {
+        guard let parent = entity.superentity else { return entity.indexes }
+        return entity.indexes.filter { !parent.indexes.contains($0) }
+    }
+
     /// Creates `root`'s table for its whole hierarchy, with its indexes,
     /// join tables and key counter, if they do not exist yet.
     static func createHierarchyTable(_ root: EntityDescription, in db: Database) throws {

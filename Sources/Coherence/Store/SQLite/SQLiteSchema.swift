@@ -120,7 +120,7 @@ enum SQLiteSchema {
     /// Drops the fetch indexes `model` does not declare: before a migration,
     /// which cannot drop or change a column an index still uses.
     static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
-        let declared = Set(model.entities.flatMap { entity in entity.indexes.map { fetchIndexName(entity.name, $0) } })
+        let declared = Set(model.entities.flatMap { entity in ownIndexes(entity).map { fetchIndexName(entity.name, $0) } })
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
             try db.execute(sql: "DROP INDEX \(quote(name))")
         }
@@ -132,13 +132,13 @@ enum SQLiteSchema {
     /// walk the index instead of sorting every row.
     static func createFetchIndexes(_ model: ManagedObjectModel, in db: Database) throws {
         for entity in model.entities {
-            for attributes in entity.indexes {
+            for attributes in ownIndexes(entity) {
                 // The model checked that each name is an attribute.
                 let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable) } }
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
-            for constraint in entity.uniquenessConstraints {
+            for constraint in entity.uniquenessConstraints where !(entity.superentity?.uniquenessConstraints.contains(constraint) ?? false) {
                 let name = quote("ZUNIQUE \(entity.name)(\(constraint.joined(separator: ",")))")
                 try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))")
             }
