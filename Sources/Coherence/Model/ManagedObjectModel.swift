@@ -74,6 +74,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 superentity: superentity, isAbstract: declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false))
         }
         let built = declarations.map { builtByName[$0.name]! }
+        for root in built where root.superentity == nil && !root.subentities.isEmpty {
+            try Self.checkSharedColumns(root)
+        }
         for entity in built {
             for relationship in entity.relationships {
                 let destination = builtByName[relationship.destinationEntityName]!
@@ -86,6 +89,30 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+    }
+
+    /// Entities of one hierarchy share their root's table: a property name
+    /// declared by two of them (siblings) must mean the same kind of column.
+    private static func checkSharedColumns(_ root: EntityDescription) throws(ModelError) {
+        var kinds: [String: (entity: String, kind: String)] = [:]
+        for entity in root.selfAndDescendants {
+            for attribute in entity.attributes {
+                let kind = attribute.isTransient ? "a transient attribute" : "an attribute of type \(attribute.attributeType)"
+                if let known = kinds[attribute.name], known.kind != kind {
+                    throw .conflictingSubentityProperty(entity: entity.name, property: attribute.name,
+                                                        reason: "it is \(kind) but \(known.entity).\(attribute.name) is \(known.kind)")
+                }
+                kinds[attribute.name] = kinds[attribute.name] ?? (entity.name, kind)
+            }
+            for relationship in entity.relationships {
+                let kind = relationship.isToMany ? "a to-many relationship" : "a to-one relationship to \(relationship.destinationEntityName)"
+                if let known = kinds[relationship.name], known.kind != kind {
+                    throw .conflictingSubentityProperty(entity: entity.name, property: relationship.name,
+                                                        reason: "it is \(kind) but \(known.entity).\(relationship.name) is \(known.kind)")
+                }
+                kinds[relationship.name] = kinds[relationship.name] ?? (entity.name, kind)
+            }
+        }
     }
 
     /// The entity whose objects are instances of `type`.

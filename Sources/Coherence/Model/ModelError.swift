@@ -28,6 +28,10 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An entity's class subclasses a class that is not in the model: a
     /// sub-entity's parent entity (Core Data's `superentity`) must be listed.
     case superentityNotInModel(entity: String, superentity: String)
+    /// Two entities of one hierarchy (sub-entities of one root) declare
+    /// properties of the same name that cannot share a column: the
+    /// hierarchy is stored in one table.
+    case conflictingSubentityProperty(entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -51,6 +55,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): cannot constrain it: \(reason)"
         case .superentityNotInModel(let entity, let superentity):
             "\(entity): its superclass \(superentity) is not in the model; list it too, as the parent entity"
+        case .conflictingSubentityProperty(let entity, let property, let reason):
+            "\(entity).\(property): \(reason); entities of one hierarchy share a table, so rename one of them"
         case .invalidAttributeOptions(let entity, let reason):
             "\(entity): cannot match attribute options with attributes: \(reason)"
         }

@@ -77,4 +77,25 @@ struct SubentityTests {
             try ManagedObjectModel(entities: [Depot.self, RoadVehicle.self, SportCar.self, Truck.self, Driver.self, Sponsor.self])
         }
     }
+
+    /// Siblings share their root's table: the same property name with
+    /// different types in two of them is refused, naming both.
+    @Test func siblingsCannotDeclareOneNameWithTwoTypes() throws {
+        #expect(throws: ModelError.conflictingSubentityProperty(
+            entity: "Schooner", property: "rating", reason: "it is an attribute of type string but Ketch.rating is an attribute of type integer64")) {
+            try ManagedObjectModel(entities: [Yacht.self, Ketch.self, Schooner.self])
+        }
+    }
+}
+
+class Yacht: ManagedObject {
+    @Attribute var name = ""
+}
+
+final class Ketch: Yacht {
+    @Attribute var rating = 0
+}
+
+final class Schooner: Yacht {
+    @Attribute var rating = ""
 }
