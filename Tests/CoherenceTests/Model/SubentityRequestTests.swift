@@ -71,4 +71,43 @@ struct SubentityRequestTests {
             #expect(try context.fetch(request).map(\.name) == ["Alpine", "Zoe"])
         }
     }
+
+    /// Observers of a parent entity hear about its sub-entities' objects.
+    @Test func entityObserversOfTheParentSeeSubentityObjects() throws {
+        let context = try SubentityStack.context(.inMemory)
+        context.performAndWait {
+            var inserted: [String] = []
+            let token = context.observe(Car.self) { change in inserted += change.inserted.map(\.name) }
+            let sport = SportCar(context: context)
+            sport.name = "Alpine"
+            let truck = Truck(context: context)
+            truck.name = "Actros"
+            context.processPendingChanges()
+            #expect(inserted == ["Alpine"])
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    /// A nested context sees its parent's unsaved sub-entity objects in a
+    /// fetch of the parent entity, and saves them into it.
+    @Test(arguments: StoreKind.allCases) func nestedContexts(store: StoreKind) throws {
+        let context = try SubentityStoreTests.seeded(store)
+        try context.performAndWait { () throws in
+            let sport = SportCar(context: context)
+            sport.name = "Berlinette"
+            let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: context)
+            try child.performAndWait { () throws in
+                let cars = try child.fetch(FetchRequest<Car>(sortBy: [SortDescriptor(\.name)]))
+                #expect(cars.map(\.name) == ["Alpine", "Berlinette", "Clio", "Zoe"])
+                #expect(cars.map { $0 is SportCar } == [true, true, false, false])
+                let another = SportCar(context: child)
+                another.name = "A110"
+                try child.save()
+            }
+            #expect(try context.count(for: FetchRequest<SportCar>()) == 3)
+            try context.save()
+            context.reset()
+            #expect(try context.fetch(FetchRequest<SportCar>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["A110", "Alpine", "Berlinette"])
+        }
+    }
 }
