@@ -56,11 +56,20 @@ enum UniquenessCheck {
         guard !written.isEmpty else { return [] }
         let rewritten = Set(request.updated.map(\.objectID) + request.deleted.map(\.objectID))
         var conflicts: [StoreConstraintError.Conflict] = []
+        // A constraint holds over the entity that declares it and its
+        // sub-entities, which inherit it (at the same attribute indexes).
         var entities: [EntityDescription] = []
-        for row in written where !entities.contains(where: { $0 === row.entity }) { entities.append(row.entity) }
+        for row in written {
+            for constraint in row.entity.uniquenessConstraints {
+                let owner = owner(of: constraint, in: row.entity)
+                if !entities.contains(where: { $0 === owner }) { entities.append(owner) }
+            }
+        }
         for entity in entities {
-            let rows = written.filter { $0.entity === entity }
             for (position, indexes) in entity.constraintIndexes.enumerated() {
+                let constraint = entity.uniquenessConstraints[position]
+                guard owner(of: constraint, in: entity) === entity else { continue }
+                let rows = written.filter { $0.entity.isKind(of: entity) && $0.entity.uniquenessConstraints.contains(constraint) }
                 var groups: [[ExactValue]: [ManagedObjectID]] = [:]
                 var order: [[StoreValue]] = []
                 for row in rows {
@@ -80,6 +89,14 @@ enum UniquenessCheck {
             }
         }
         return conflicts
+    }
+
+    /// The entity whose constraint `constraint` of `entity` is: the topmost
+    /// ancestor that declares it too (a class inherits `uniquenessConstraints`).
+    static func owner(of constraint: [String], in entity: EntityDescription) -> EntityDescription {
+        var owner = entity
+        while let parent = owner.superentity, parent.uniquenessConstraints.contains(constraint) { owner = parent }
+        return owner
     }
 
     /// A value compared as SQLite's unique index compares it: strings by

@@ -110,4 +110,46 @@ struct SubentityRequestTests {
             #expect(try context.fetch(FetchRequest<SportCar>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["A110", "Alpine", "Berlinette"])
         }
     }
+
+    /// A uniqueness constraint of a parent entity holds across its
+    /// sub-entities: "subentities may extend a superentity's constraint"
+    /// (https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints).
+    @Test(arguments: StoreKind.allCases) func aParentsUniquenessConstraintCoversSubentities(store: StoreKind) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Gadget.self, Phone.self, Watch.self]))
+        try coordinator.addPersistentStore(store.makeDescription())
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait { () throws in
+            let phone = Phone(context: context)
+            phone.serial = "A1"
+            try context.save()
+            let watch = Watch(context: context)
+            watch.serial = "A1"
+            #expect(throws: MergeError.self) { try context.save() }
+            watch.serial = "B2"
+            try context.save()
+            // Sub-entities' own constraint: only among phones.
+            let other = Phone(context: context)
+            other.serial = "C3"
+            other.imei = "1"
+            let watchTwo = Watch(context: context)
+            watchTwo.serial = "D4"
+            try context.save()
+            let clash = Phone(context: context)
+            clash.serial = "E5"
+            clash.imei = "1"
+            #expect(throws: MergeError.self) { try context.save() }
+        }
+    }
 }
+
+class Gadget: ManagedObject {
+    override class var uniquenessConstraints: [[String]] { [["serial"]] }
+    @Attribute var serial = ""
+}
+
+final class Phone: Gadget {
+    override class var uniquenessConstraints: [[String]] { [["serial"], ["imei"]] }
+    @Attribute var imei: String?
+}
+
+final class Watch: Gadget {}

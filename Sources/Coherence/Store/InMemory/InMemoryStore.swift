@@ -74,7 +74,7 @@ public final class InMemoryStore: PersistentStore {
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
                 let wanted = values.map(UniquenessCheck.ExactValue.init)
-                return (tables[entity.name]?.rows.values ?? [:].values)
+                return entity.selfAndDescendants.flatMap { tables[$0.name]?.rows.values ?? [:].values }
                     .filter { row in indexes.map { UniquenessCheck.ExactValue(row.values[$0]) } == wanted }
                     .sorted { $0.objectID.key < $1.objectID.key }
             }

@@ -85,11 +85,11 @@ extension SQLiteSchema {
 
     /// `alias.Z_ENT IN (…)` restricting rows to `entity` (and, with
     /// `subentities`, its sub-entities), or `nil` when every row of the
-    /// table matches.
-    static func entityRestriction(_ entity: EntityDescription, subentities: Bool, alias: String = "t0") -> String? {
+    /// table matches. With no `alias`, the column is unqualified.
+    static func entityRestriction(_ entity: EntityDescription, subentities: Bool, alias: String? = "t0") -> String? {
         guard entity.isInHierarchy, entity.superentity != nil || !subentities else { return nil }
         let names = (subentities ? entity.selfAndDescendants : [entity]).map { literal($0.name) }
-        return "\(quote(alias)).\(quote(entityColumn)) IN (\(names.joined(separator: ", ")))"
+        return "\(alias.map { quote($0) + "." } ?? "")\(quote(entityColumn)) IN (\(names.joined(separator: ", ")))"
     }
 
     /// A string literal for SQL text: entity names only (Swift identifiers).

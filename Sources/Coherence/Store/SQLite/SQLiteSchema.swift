@@ -140,7 +140,9 @@ enum SQLiteSchema {
             // Uniqueness constraints: byte-wise equality, as the save's check.
             for constraint in entity.uniquenessConstraints where !(entity.superentity?.uniquenessConstraints.contains(constraint) ?? false) {
                 let name = quote("ZUNIQUE \(entity.name)(\(constraint.joined(separator: ",")))")
-                try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))")
+                // A sub-entity's constraint covers its rows only.
+                let partial = entityRestriction(entity, subentities: true, alias: nil).map { " WHERE \($0)" } ?? ""
+                try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))\(partial)")
             }
         }
         try SQLiteCollations.reindexIfTheOrderChanged(in: db)

@@ -48,8 +48,9 @@ extension SQLiteStore {
             // In the write transaction: no other writer can insert between
             // the check and the writes (the unique indexes back it up).
             let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
-                let condition = indexes.map { "\(SQLiteSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
-                let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(condition) LIMIT 8"
+                var condition = indexes.map { "t0.\(SQLiteSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
+                if let restriction = SQLiteSchema.entityRestriction(entity, subentities: true) { condition += " AND \(restriction)" }
+                let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE \(condition) LIMIT 8"
                 return try snapshots(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)), entity: entity)
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
