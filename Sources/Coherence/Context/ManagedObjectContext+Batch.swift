@@ -15,6 +15,7 @@ extension ManagedObjectContext {
     public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> BatchResult {
         _assertOnQueue()
         let entity = entity(for: Entity.self)
+        if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert objects of one of its sub-entities") }
         let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
         // Uniqueness constraints are resolved by a save (with this context's
         // merge policy), as for objects inserted one by one.

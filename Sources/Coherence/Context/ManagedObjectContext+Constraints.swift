@@ -27,7 +27,7 @@ extension ManagedObjectContext {
             guard let first = inserted.first else { continue }
             let survivor = conflict.stored.map { object(with: $0.objectID) } ?? first
             for duplicate in inserted where duplicate !== survivor {
-                merge(duplicate, into: survivor, objectWins: objectWins)
+                merge(duplicate, into: survivor, objectWins: objectWins, shared: conflict.entity)
                 delete(duplicate)
             }
         }
@@ -36,27 +36,34 @@ extension ManagedObjectContext {
 
     /// Moves `duplicate`'s values into `survivor`: attributes when the
     /// object wins, to-one relationships when the object wins or the
-    /// survivor has none, to-many destinations always (joined).
-    private func merge(_ duplicate: ManagedObject, into survivor: ManagedObject, objectWins: Bool) {
-        guard let entity = duplicate._entity else { return }
+    /// survivor has none, to-many destinations always (joined). Objects of
+    /// two entities of one hierarchy (a constraint of `shared`, their common
+    /// parent) merge the properties of `shared` only.
+    private func merge(_ duplicate: ManagedObject, into survivor: ManagedObject, objectWins: Bool, shared: EntityDescription) {
+        guard let entity = duplicate._entity, let survivorEntity = survivor._entity else { return }
+        let common = entity === survivorEntity ? entity : shared
         if objectWins {
-            for attribute in entity.attributes where !attribute.isDerived {
+            // Attributes of a parent entity keep their index in sub-entities.
+            for attribute in common.attributes where !attribute.isDerived {
                 guard let value = duplicate._currentStoreValue(at: attribute.index, entity: entity),
-                      survivor._currentStoreValue(at: attribute.index, entity: entity) != value else { continue }
+                      survivor._currentStoreValue(at: attribute.index, entity: survivorEntity) != value else { continue }
                 survivor._prepareForWriteAt(index: attribute.index)
                 try? attribute.setStoreValue(value, of: survivor)
             }
         }
-        for relationship in entity.relationships {
+        for declared in common.relationships {
+            guard let relationship = entity === common ? declared : entity.relationship(named: declared.name),
+                  let survivorRelationship = survivorEntity === entity ? relationship : survivorEntity.relationship(named: declared.name)
+            else { continue }
             let moved = relatedIDs(of: duplicate, relationship)
             guard !moved.isEmpty else { continue }
             // Emptied first, so that the duplicate's delete rules find nothing.
             _setRelationship(of: duplicate, index: relationship.index, to: [])
             if relationship.isToMany {
-                let joined = relatedIDs(of: survivor, relationship).union(moved)
-                _setRelationship(of: survivor, index: relationship.index, to: joined.map { object(with: $0) })
-            } else if objectWins || relatedIDs(of: survivor, relationship).isEmpty {
-                _setRelationship(of: survivor, index: relationship.index, to: moved.map { object(with: $0) })
+                let joined = relatedIDs(of: survivor, survivorRelationship).union(moved)
+                _setRelationship(of: survivor, index: survivorRelationship.index, to: joined.map { object(with: $0) })
+            } else if objectWins || relatedIDs(of: survivor, survivorRelationship).isEmpty {
+                _setRelationship(of: survivor, index: survivorRelationship.index, to: moved.map { object(with: $0) })
             }
         }
     }

@@ -138,6 +138,20 @@ struct SubentityRequestTests {
             clash.serial = "E5"
             clash.imei = "1"
             #expect(throws: MergeError.self) { try context.save() }
+            context.rollback()
+            // An upsert across the hierarchy keeps the stored object and
+            // takes the shared attributes.
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            let again = Watch(context: context)
+            again.serial = "A1"
+            again.label = "new"
+            try context.save()
+            #expect(again.isDeleted || again.managedObjectContext == nil)
+            context.reset()
+            let survivors = try context.fetch(FetchRequest<Gadget>(predicate: #Predicate { $0.serial == "A1" }))
+            #expect(survivors.count == 1)
+            #expect(survivors.first is Phone)
+            #expect(survivors.first?.label == "new")
         }
     }
 }
@@ -145,6 +159,7 @@ struct SubentityRequestTests {
 class Gadget: ManagedObject {
     override class var uniquenessConstraints: [[String]] { [["serial"]] }
     @Attribute var serial = ""
+    @Attribute var label = ""
 }
 
 final class Phone: Gadget {
