@@ -53,6 +53,8 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
 /// resolve): each conflict, with the object's ID and its snapshots. Nothing
 /// was saved and the changes are still pending.
 public struct MergeError: Error, Sendable, CustomStringConvertible {
+    /// Each conflicting object, with its snapshots (Core Data's
+    /// `NSPersistentStoreSaveConflictsErrorKey`).
     public let conflicts: [MergeConflict]
 
     public var description: String {
@@ -63,13 +65,17 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
 /// Thrown by a store's `save` when rows changed since the context read them;
 /// the store changed nothing.
 public struct StoreConflictError: Error, Sendable {
+    /// One row that changed since the context read it.
     public struct Conflict: Sendable {
+        /// The object whose row changed.
         public let objectID: ManagedObjectID
         /// The version the save expected.
         public let expectedVersion: Int64
         /// The row now, or `nil` if it is gone.
         public let current: Snapshot?
 
+        /// A conflict on `objectID`, whose row the save expected at
+        /// `expectedVersion` and found as `current`.
         public init(objectID: ManagedObjectID, expectedVersion: Int64, current: Snapshot?) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
@@ -77,8 +83,10 @@ public struct StoreConflictError: Error, Sendable {
         }
     }
 
+    /// Every conflicting row of the save.
     public let conflicts: [Conflict]
 
+    /// An error listing `conflicts`.
     public init(conflicts: [Conflict]) {
         self.conflicts = conflicts
     }
