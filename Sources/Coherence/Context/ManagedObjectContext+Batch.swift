@@ -8,16 +8,21 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError/unknownProperty(entity:property:)`` or
     ///   ``ContextError/typeMismatch(entity:property:expected:)`` for a bad
     ///   value, ``ValidationError/missingValue(entity:property:)`` for a
-    ///   required attribute without one, ``StoreError``; nothing is inserted.
+    ///   required attribute without one, ``StoreError``, ``MergeError`` for
+    ///   objects that break a uniqueness constraint under the `.error` merge
+    ///   policy (other policies upsert, as a save does); nothing is inserted.
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> BatchResult {
         _assertOnQueue()
         let entity = entity(for: Entity.self)
         let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
-        if let result = try coordinator.execute(.insert(entity: entity, rows: rows)) {
+        // Uniqueness constraints are resolved by a save (with this context's
+        // merge policy), as for objects inserted one by one.
+        if entity.constraintIndexes.isEmpty, let result = try coordinator.execute(.insert(entity: entity, rows: rows)) {
             return BatchResult(result, type: request.resultType)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
+        scratch.mergePolicy = mergePolicy
         return try withExtendedLifetime(scratch) {
             let objects = try rows.map { row in
                 let object = Entity()
@@ -33,7 +38,10 @@ extension ManagedObjectContext {
                 return object
             }
             let saved = try scratch.saveChanges()
-            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: request.resultType)
+            // Duplicates merged into stored objects (an upsert) count as those.
+            let affected = entity.constraintIndexes.isEmpty ? objects.map(\.objectID)
+                : (saved.objectIDs.inserted.union(saved.objectIDs.updated)).filter { $0.entityName == entity.name }.sorted { $0.key < $1.key }
+            return BatchResult(affected: affected, saved: saved, type: request.resultType)
         }
     }
 

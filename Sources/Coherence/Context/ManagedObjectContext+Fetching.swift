@@ -288,8 +288,12 @@ extension ManagedObjectContext {
         _ candidates: [Result], with request: FetchRequest<Result>, entity: EntityDescription
     ) throws -> [Result] {
         guard let predicate = request.predicate else { return candidates }
+        // A format predicate's keys are checked even when no object is evaluated.
+        try FormatPredicateValidation.validate(predicate.expression, entity: entity, model: coordinator.managedObjectModel)
         do {
             return try candidates.filter { try predicate.evaluate($0) }
+        } catch let error as PredicateFormatError {
+            throw error // a format predicate's key that the entity does not have: typed, as the store throws it
         } catch {
             throw FetchError.predicateEvaluationFailed(entity: entity.name, reason: "\(error)")
         }

@@ -53,29 +53,71 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
 /// resolve): each conflict, with the object's ID and its snapshots. Nothing
 /// was saved and the changes are still pending.
 public struct MergeError: Error, Sendable, CustomStringConvertible {
-    /// Each conflicting object, with its snapshots (Core Data's
-    /// `NSPersistentStoreSaveConflictsErrorKey`).
+    /// Objects whose rows changed in the store since they were read.
     public let conflicts: [MergeConflict]
+    /// Uniqueness constraints the save would break
+    /// (``ManagedObject/uniquenessConstraints``), Core Data's constraint
+    /// conflicts.
+    public let constraintConflicts: [ConstraintConflict]
+
+    public init(conflicts: [MergeConflict], constraintConflicts: [ConstraintConflict] = []) {
+        self.conflicts = conflicts
+        self.constraintConflicts = constraintConflicts
+    }
 
     public var description: String {
-        "the save conflicts with changes saved elsewhere: " + conflicts.map(\.description).joined(separator: "; ")
+        var parts: [String] = []
+        if !conflicts.isEmpty {
+            parts.append("the save conflicts with changes saved elsewhere: " + conflicts.map(\.description).joined(separator: "; "))
+        }
+        if !constraintConflicts.isEmpty {
+            parts.append("the save breaks uniqueness constraints: " + constraintConflicts.map(\.description).joined(separator: "; "))
+        }
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// Objects that share the values of a uniqueness constraint, with each other
+/// or with a stored object: Core Data's `NSConstraintConflict`, naming
+/// objects by ID so that it is `Sendable`.
+/// <https://developer.apple.com/documentation/coredata/nsconstraintconflict>
+public struct ConstraintConflict: Sendable, CustomStringConvertible {
+    /// The entity's name.
+    public let entityName: String
+    /// The constrained attributes.
+    public let constraint: [String]
+    /// Their shared values, by attribute name.
+    public let constraintValues: [String: StoreValue]
+    /// The stored object that has the values, if any, and its values by
+    /// property name.
+    public let databaseObjectID: ManagedObjectID?
+    public let databaseSnapshot: [String: StoreValue]?
+    /// The objects of the save that have the values.
+    public let conflictingObjectIDs: [ManagedObjectID]
+
+    /// The conflicting objects in `context` (the saving one, on its queue).
+    public func conflictingObjects(in context: ManagedObjectContext) -> [ManagedObject] {
+        conflictingObjectIDs.map { context.object(with: $0) }
+    }
+
+    public var description: String {
+        let values = constraint.map { "\($0) = \(constraintValues[$0].map { "\($0)" } ?? "nil")" }.joined(separator: ", ")
+        let objects = conflictingObjectIDs.map(\.description).joined(separator: ", ")
+        let stored = databaseObjectID.map { ", as does the stored \($0)" } ?? ""
+        return "\(entityName) (\(values)) is shared by \(objects)\(stored)"
     }
 }
 
 /// Thrown by a store's `save` when rows changed since the context read them;
 /// the store changed nothing.
 public struct StoreConflictError: Error, Sendable {
-    /// One row that changed since the context read it.
     public struct Conflict: Sendable {
-        /// The object whose row changed.
         public let objectID: ManagedObjectID
         /// The version the save expected.
         public let expectedVersion: Int64
         /// The row now, or `nil` if it is gone.
         public let current: Snapshot?
 
-        /// A conflict on `objectID`, whose row the save expected at
-        /// `expectedVersion` and found as `current`.
         public init(objectID: ManagedObjectID, expectedVersion: Int64, current: Snapshot?) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
@@ -83,10 +125,8 @@ public struct StoreConflictError: Error, Sendable {
         }
     }
 
-    /// Every conflicting row of the save.
     public let conflicts: [Conflict]
 
-    /// An error listing `conflicts`.
     public init(conflicts: [Conflict]) {
         self.conflicts = conflicts
     }

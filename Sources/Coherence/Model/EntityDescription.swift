@@ -17,6 +17,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
+    /// The uniqueness constraints (``ManagedObject/uniquenessConstraints``):
+    /// attribute names.
+    public let uniquenessConstraints: [[String]]
+    /// The same, as attribute indexes.
+    let constraintIndexes: [[Int]]
     let indexByOffset: PropertyOffsets
     /// The attributes as the per-row paths walk them, in the same order.
     let attributeSlots: [AttributeSlotEntry]
@@ -43,8 +48,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
          relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject,
          derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
-         indexes: [[String]] = []) {
+         indexes: [[String]] = [], uniquenessConstraints: [[String]] = []) {
         self.indexes = indexes
+        self.uniquenessConstraints = uniquenessConstraints
+        constraintIndexes = uniquenessConstraints.map { names in
+            names.compactMap { name in attributes.firstIndex { $0.name == name } }
+        }
         self.derivations = derivations
         self.dependentDerivations = dependentDerivations
         self.prototype = prototype

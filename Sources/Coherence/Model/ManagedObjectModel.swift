@@ -205,14 +205,23 @@ private struct EntityDeclaration {
         }
         for index in type.indexes {
             guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }
-            for property in index where !attributes.contains(where: { $0.name == property }) {
-                throw .invalidIndex(entity: name, property: property, reason: "only attributes of \(name) can be indexed")
+            for property in index where !attributes.contains(where: { $0.name == property && !$0.isTransient }) {
+                throw .invalidIndex(entity: name, property: property, reason: "only stored (not transient) attributes of \(name) can be indexed")
+            }
+        }
+        for constraint in type.uniquenessConstraints {
+            guard !constraint.isEmpty else {
+                throw .invalidUniquenessConstraint(entity: name, property: "uniquenessConstraints", reason: "a constraint names at least one attribute")
+            }
+            for property in constraint where !attributes.contains(where: { $0.name == property && !$0.isTransient && !$0.isDerived }) {
+                throw .invalidUniquenessConstraint(entity: name, property: property,
+                                                   reason: "only stored attributes of \(name) that are not derived can be constrained")
             }
         }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, offsets: offsets, prototype: prototype,
                                  derivations: derivations, dependentDerivations: dependentDerivations,
-                                 indexes: type.indexes)
+                                 indexes: type.indexes, uniquenessConstraints: type.uniquenessConstraints)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).

@@ -22,6 +22,9 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// options ran for a wrapper outside a property declaration (in an
     /// `init`, for example). Declare options on the property itself.
     case invalidAttributeOptions(entity: String, reason: String)
+    /// A uniqueness constraint (``ManagedObject/uniquenessConstraints``)
+    /// names something that is not a stored, settable attribute, or nothing.
+    case invalidUniquenessConstraint(entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -41,6 +44,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): cannot derive the value: \(reason)"
         case .invalidIndex(let entity, let property, let reason):
             "\(entity).\(property): cannot index it: \(reason)"
+        case .invalidUniquenessConstraint(let entity, let property, let reason):
+            "\(entity).\(property): cannot constrain it: \(reason)"
         case .invalidAttributeOptions(let entity, let reason):
             "\(entity): cannot match attribute options with attributes: \(reason)"
         }

@@ -101,6 +101,33 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// little.
     open class var indexes: [[String]] { [] }
 
+    /// Core Data's uniqueness constraints: each inner array names attributes
+    /// (one, or several for a compound constraint) whose values no two
+    /// objects of the entity may share. `nil` values never conflict, as in
+    /// SQL. The SQLite store enforces each with a unique index, so that two
+    /// processes cannot both insert.
+    ///
+    /// A save that would break a constraint is a constraint conflict, which
+    /// the context's ``ManagedObjectContext/mergePolicy`` resolves:
+    /// - `.error` throws ``MergeError`` listing each conflict in
+    ///   ``MergeError/constraintConflicts``, and saves nothing;
+    /// - `.mergeByPropertyObjectTrump` and `.overwrite` turn the insertion
+    ///   into an update of the existing object (an upsert): it keeps its
+    ///   object ID and takes the inserted object's attribute values;
+    /// - `.mergeByPropertyStoreTrump` and `.rollback` do the same but keep
+    ///   the existing object's attribute values.
+    ///
+    /// Either way the inserted duplicates are deleted from the context after
+    /// their relationships were added to the surviving object (to-one ones
+    /// where the survivor has none or, with the object-trump policies,
+    /// always; to-many ones are joined). Several insertions equal to each
+    /// other and to no stored object merge into the first inserted.
+    /// An object already saved that is changed to equal another one is
+    /// reported as a conflict under every policy: Coherence does not delete
+    /// a saved object to resolve it (Core Data's policies may).
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints>
+    open class var uniquenessConstraints: [[String]] { [] }
+
     // MARK: Identity and state
 
     /// The object's ID: temporary until the object is saved, permanent after.

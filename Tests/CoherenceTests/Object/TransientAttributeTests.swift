@@ -196,6 +196,12 @@ struct TransientAttributeTests {
             }
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).isEmpty)
+            var formatted = FetchRequest<Note>(predicate: try Predicate<Note>(format: "score > 1"))
+            if store == .sqlite {
+                #expect(throws: FetchError.self) { try context.fetch(formatted) }
+            }
+            formatted.evaluatesPredicateInMemory = true
+            #expect(try context.fetch(formatted).map(\.text).sorted() == ["b", "c"], "the context's own transient values")
             let sorted = try context.fetch(FetchRequest<Note>(sortBy: [SortDescriptor(\.score)]))
             #expect(sorted.map(\.text) == ["a", "b", "c"])
         }

@@ -25,6 +25,20 @@ struct ValidationTests {
         var calls: [String] = []
     }
 
+    /// Each context's log; tests run in parallel.
+    final class Logs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var logs: [ObjectIdentifier: CallLog] = [:]
+
+        func log(for context: ManagedObjectContext) -> CallLog? {
+            lock.withLock { logs[ObjectIdentifier(context)] }
+        }
+
+        func set(_ log: CallLog, for context: ManagedObjectContext) {
+            lock.withLock { logs[ObjectIdentifier(context)] = log }
+        }
+    }
+
     final class Event: ManagedObject {
         @Attribute var title = ""
         @Attribute var start = 0
@@ -33,8 +47,8 @@ struct ValidationTests {
         @Attribute var note: String?
         @Relationship(inverse: \Ticket.event, deleteRule: .deny) var tickets: Set<Ticket>
 
-        var log: CallLog? { managedObjectContext.flatMap { Event.logs[ObjectIdentifier($0)] } }
-        nonisolated(unsafe) static var logs = [ObjectIdentifier: CallLog]()
+        var log: CallLog? { managedObjectContext.flatMap { Event.logs.log(for: $0) } }
+        static let logs = Logs()
 
         override func willSave() { log?.calls.append("willSave \(title)") }
 
@@ -87,7 +101,7 @@ struct ValidationTests {
         try coordinator.addPersistentStore(store.makeDescription())
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         let log = CallLog()
-        Event.logs[ObjectIdentifier(context)] = log
+        Event.logs.set(log, for: context)
         return (context, coordinator, log)
     }
 

@@ -62,7 +62,7 @@ struct FetchIndexTests {
     }
 
     @Test func anIndexNamesOnlyAttributes() {
-        #expect(throws: ModelError.invalidIndex(entity: "BadlyIndexed", property: "nope", reason: "only attributes of BadlyIndexed can be indexed")) {
+        #expect(throws: ModelError.invalidIndex(entity: "BadlyIndexed", property: "nope", reason: "only stored (not transient) attributes of BadlyIndexed can be indexed")) {
             try ManagedObjectModel(entities: [BadlyIndexed.self])
         }
         #expect(throws: ModelError.invalidIndex(entity: "EmptilyIndexed", property: "indexes", reason: "an index names at least one attribute")) {

@@ -70,6 +70,13 @@ public final class InMemoryStore: PersistentStore {
                 }
             }
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
+            let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
+                let wanted = values.map(UniquenessCheck.ExactValue.init)
+                return (tables[entity.name]?.rows.values ?? [:].values)
+                    .filter { row in indexes.map { UniquenessCheck.ExactValue(row.values[$0]) } == wanted }
+                    .sorted { $0.objectID.key < $1.objectID.key }
+            }
+            if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
             for insert in request.inserted {
                 if insert.objectID.isTemporaryID {

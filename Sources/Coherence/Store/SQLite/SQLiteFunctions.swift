@@ -22,7 +22,18 @@ enum SQLiteFunctions {
         String.fromDatabaseValue(values[0])?.reversedText
     }
 
+    /// `coherence_format_match(code, text, pattern)`: the string operators
+    /// of format predicates (`code` is the operator's raw value times 4 plus
+    /// the `[c]`/`[d]` options), running the same Swift code as the
+    /// in-memory evaluation. 0 for anything but text.
+    static let formatMatch = DatabaseFunction("coherence_format_match", argumentCount: 3, pure: true) { values in
+        guard case .string(let text) = values[1].storage, case .string(let pattern) = values[2].storage,
+              let code = Int.fromDatabaseValue(values[0]), let op = FormatStringOperator(rawValue: code / 4) else { return false }
+        return FormatSemantics.matches(text, op, FormatStringOptions(rawValue: code % 4), pattern: pattern)
+    }
+
     static func register(in db: Database) {
+        db.add(function: formatMatch)
         db.add(function: localizedStandardContains)
         db.add(function: caseFolded)
         db.add(function: reversedText)

@@ -132,6 +132,11 @@ enum SQLiteSchema {
                 let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable) } }
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }
+            // Uniqueness constraints: byte-wise equality, as the save's check.
+            for constraint in entity.uniquenessConstraints {
+                let name = quote("ZUNIQUE \(entity.name)(\(constraint.joined(separator: ",")))")
+                try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))")
+            }
         }
         try SQLiteCollations.reindexIfTheOrderChanged(in: db)
     }

@@ -45,6 +45,14 @@ extension SQLiteStore {
 
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try write { db in
+            // In the write transaction: no other writer can insert between
+            // the check and the writes (the unique indexes back it up).
+            let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
+                let condition = indexes.map { "\(SQLiteSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
+                let sql = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(SQLiteSchema.table(entity)) WHERE \(condition) LIMIT 8"
+                return try snapshots(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)), entity: entity)
+            }
+            if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
             result.permanentIDs = try reserveKeys(
                 for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)

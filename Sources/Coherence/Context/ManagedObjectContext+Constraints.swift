@@ -1,0 +1,79 @@
+import Foundation
+
+// Uniqueness constraints: resolving a save's constraint conflicts by the
+// merge policy (see ManagedObject.uniquenessConstraints).
+extension ManagedObjectContext {
+    /// Applies the merge policy to the constraint conflicts a store reported,
+    /// or throws ``MergeError`` (policy `.error`; a conflict of an object that
+    /// is not inserted; conflicts that keep coming back).
+    ///
+    /// For each conflict the survivor is the stored object (registered as a
+    /// fault if needed) or, with none, the first inserted object; every other
+    /// inserted object is merged into it and deleted.
+    func resolve(_ error: StoreConstraintError, policy: MergePolicy, resolution: inout ConflictResolution) throws {
+        resolution.attempts += 1
+        let unresolvable = policy == .error || resolution.attempts > 5 || error.conflicts.contains { conflict in
+            conflict.objectIDs.contains { registered[$0]?.isInserted != true }
+        }
+        guard !unresolvable else {
+            throw MergeError(conflicts: [], constraintConflicts: error.conflicts.map(constraintConflict))
+        }
+        let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
+        for conflict in error.conflicts {
+            // Insertion order: temporary IDs are handed out in sequence.
+            let inserted = conflict.objectIDs.compactMap { registered[$0] }
+                .filter { !$0.isDeleted }
+                .sorted { $0.objectID.key < $1.objectID.key }
+            guard let first = inserted.first else { continue }
+            let survivor = conflict.stored.map { object(with: $0.objectID) } ?? first
+            for duplicate in inserted where duplicate !== survivor {
+                merge(duplicate, into: survivor, objectWins: objectWins)
+                delete(duplicate)
+            }
+        }
+        processPendingChanges()
+    }
+
+    /// Moves `duplicate`'s values into `survivor`: attributes when the
+    /// object wins, to-one relationships when the object wins or the
+    /// survivor has none, to-many destinations always (joined).
+    private func merge(_ duplicate: ManagedObject, into survivor: ManagedObject, objectWins: Bool) {
+        guard let entity = duplicate._entity else { return }
+        if objectWins {
+            for attribute in entity.attributes where !attribute.isDerived {
+                guard let value = duplicate._currentStoreValue(at: attribute.index, entity: entity),
+                      survivor._currentStoreValue(at: attribute.index, entity: entity) != value else { continue }
+                survivor._prepareForWriteAt(index: attribute.index)
+                try? attribute.setStoreValue(value, of: survivor)
+            }
+        }
+        for relationship in entity.relationships {
+            let moved = relatedIDs(of: duplicate, relationship)
+            guard !moved.isEmpty else { continue }
+            // Emptied first, so that the duplicate's delete rules find nothing.
+            _setRelationship(of: duplicate, index: relationship.index, to: [])
+            if relationship.isToMany {
+                let joined = relatedIDs(of: survivor, relationship).union(moved)
+                _setRelationship(of: survivor, index: relationship.index, to: joined.map { object(with: $0) })
+            } else if objectWins || relatedIDs(of: survivor, relationship).isEmpty {
+                _setRelationship(of: survivor, index: relationship.index, to: moved.map { object(with: $0) })
+            }
+        }
+    }
+
+    private func constraintConflict(_ conflict: StoreConstraintError.Conflict) -> ConstraintConflict {
+        let entity = conflict.entity
+        var values: [String: StoreValue] = [:]
+        for (name, value) in zip(conflict.constraint, conflict.values) { values[name] = value }
+        let stored = conflict.stored.map { snapshot in
+            var result: [String: StoreValue] = [:]
+            for index in 0..<entity.propertyCount where snapshot.values[index] != .toManyFault {
+                result[entity.propertyName(at: index)] = snapshot.values[index]
+            }
+            return result
+        }
+        return ConstraintConflict(entityName: entity.name, constraint: conflict.constraint, constraintValues: values,
+                                  databaseObjectID: conflict.stored?.objectID, databaseSnapshot: stored,
+                                  conflictingObjectIDs: conflict.objectIDs)
+    }
+}

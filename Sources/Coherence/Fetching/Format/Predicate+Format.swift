@@ -1,0 +1,87 @@
+import Foundation
+
+extension Predicate {
+    /// A predicate parsed from Core Data's predicate format syntax, for
+    /// queries built at run time (search fields, query parameters, ported
+    /// `NSPredicate` code):
+    ///
+    /// ```swift
+    /// request.predicate = try Predicate<Car>(format: "name BEGINSWITH[c] %@ AND doors >= %d", "Por", 2)
+    /// ```
+    ///
+    /// The result is an ordinary `Predicate`, usable wherever `#Predicate`
+    /// is: fetch requests, counts, fetched results controllers, batch
+    /// requests, `evaluate(_:)`. The SQLite store translates it to SQL with
+    /// every value bound as a parameter; in memory it is evaluated with the
+    /// same semantics (strings compared by their UTF-8 bytes, as the store's
+    /// columns compare them; numbers by value across integers and doubles;
+    /// every comparison with `nil` other than `==`/`!=` false).
+    ///
+    /// Supported: `==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=` `=>`; `AND` `OR`
+    /// `NOT` (`&&` `||` `!`) and parentheses; `BEGINSWITH`, `ENDSWITH`,
+    /// `CONTAINS`, `LIKE` (`?` and `*`), `MATCHES` (a regular expression
+    /// matching the whole string) with `[c]`, `[d]`, `[cd]`; `IN {…}` or
+    /// `IN %@` (an array); `BETWEEN {low, high}`; `nil`/`NULL`,
+    /// `YES`/`NO`/`TRUE`/`FALSE`, `TRUEPREDICATE`/`FALSEPREDICATE`, numbers,
+    /// single- or double-quoted strings with backslash escapes; key paths
+    /// through to-one relationships (`server.name`); `ANY`/`SOME`, `ALL`,
+    /// `NONE` on to-many key paths (`ANY items.title CONTAINS "x"`; a to-many
+    /// key path without a quantifier means `ANY`) and `@count`
+    /// (`items.@count > 2`); substitutions `%@` (a value or, after `IN` and
+    /// `BETWEEN`, an array), `%K` (a key path), `%d` `%i` `%ld` (an
+    /// integer), `%f` `%lf` (a floating-point number). Keywords are
+    /// case-insensitive; `#name` is a key named like a keyword. A
+    /// relationship compares with `nil` or an object (`%@` with a managed
+    /// object or its ID): `dealership == %@`, `dealership IN %@`,
+    /// `accessories CONTAINS %@`, `%@ IN accessories`,
+    /// `NONE accessories == %@`.
+    ///
+    /// Syntax and arguments are checked here. Keys are checked against the
+    /// entity when the predicate is used (the model is the container's, not
+    /// known to the type): a fetch throws ``PredicateFormatError/unknownKey(entity:key:)``
+    /// for a key the entity does not have.
+    ///
+    /// The name does not clash with Foundation's `NSPredicate(format:)`:
+    /// this is an initializer of Swift's `Predicate`, which has none. Swift
+    /// 6.3 cannot constrain `Predicate`'s parameter pack to one
+    /// `ManagedObject` type in an extension ("same-element requirements are
+    /// not yet supported"), so the input type is checked when the
+    /// initializer runs.
+    ///
+    /// - Parameters:
+    ///   - format: the predicate format string.
+    ///   - arguments: one argument per substitution, in order.
+    /// - Throws: ``PredicateFormatError`` with the character offset of a
+    ///   syntax error, a missing or extra argument, or an argument of the
+    ///   wrong type.
+    /// - Precondition: the predicate has one input, a ``ManagedObject`` subclass.
+    /// <https://developer.apple.com/library/mac/documentation/Cocoa/Conceptual/Predicates/Articles/pSyntax.html>
+    public init(format: String, _ arguments: Any?...) throws(PredicateFormatError) {
+        try self.init(format: format, argumentArray: arguments)
+    }
+
+    /// A predicate parsed from Core Data's predicate format syntax, with the
+    /// substitution arguments in an array (Core Data's
+    /// `NSPredicate(format:argumentArray:)`,
+    /// <https://developer.apple.com/documentation/foundation/nspredicate/init(format:argumentarray:)>).
+    /// See ``init(format:_:)``.
+    public init(format: String, argumentArray arguments: [Any?]) throws(PredicateFormatError) {
+        var inputs = 0
+        var allObjects = true
+        for type in repeat (each Input).self {
+            inputs += 1
+            if !(type is ManagedObject.Type) { allObjects = false }
+        }
+        precondition(inputs == 1 && allObjects,
+                     "Coherence: Predicate(format:) makes predicates over one ManagedObject subclass, not \((repeat (each Input).self))")
+        var parser = try FormatParser(format: format, arguments: arguments)
+        let node = try parser.parse()
+        self.init { (variables: repeat PredicateExpressions.Variable<each Input>) in
+            var expression: (any StandardPredicateExpression<Bool>)?
+            for variable in repeat each variables {
+                expression = FormatPredicateExpression(variable: variable, node: node)
+            }
+            return expression!
+        }
+    }
+}

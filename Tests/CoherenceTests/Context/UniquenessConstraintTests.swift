@@ -1,0 +1,240 @@
+import Coherence
+import Foundation
+import Testing
+
+/// Uniqueness constraints: "an array of arrays of attribute names; each inner
+/// array is a constraint" (NSEntityDescription.uniquenessConstraints). A save
+/// that breaks one is a constraint conflict (NSConstraintConflict: the
+/// database object, the conflicting objects, the constraint values), which
+/// the error merge policy reports and the property merge policies resolve by
+/// merging the new object into the existing one.
+/// https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints
+/// https://developer.apple.com/documentation/coredata/nsconstraintconflict
+/// https://developer.apple.com/documentation/coredata/nsmergepolicy/mergebypropertyobjecttrump
+@Suite("Uniqueness constraints")
+struct UniquenessConstraintTests {
+    final class Account: ManagedObject {
+        override class var uniquenessConstraints: [[String]] { [["email"], ["region", "handle"]] }
+        @Attribute var email: String?
+        @Attribute var region = ""
+        @Attribute var handle: String?
+        @Attribute var name = ""
+        @Relationship(inverse: \Device.account, deleteRule: .cascade) var devices: Set<Device>
+    }
+
+    final class Device: ManagedObject {
+        @Attribute var serial = ""
+        @Relationship var account: Account?
+    }
+
+    static func coordinator(_ store: StoreKind) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Account.self, Device.self]))
+        try coordinator.addPersistentStore(store.makeDescription())
+        return coordinator
+    }
+
+    static func context(_ coordinator: PersistentStoreCoordinator, _ policy: MergePolicy) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        context.mergePolicy = policy
+        return context
+    }
+
+    static func accounts(_ coordinator: PersistentStoreCoordinator) throws -> [(email: String?, name: String, devices: [String])] {
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        return try reader.performAndWait {
+            try reader.fetch(FetchRequest<Account>(sortBy: [SortDescriptor(\.name)]))
+                .map { ($0.email, $0.name, $0.devices.map(\.serial).sorted()) }
+        }
+    }
+
+    @Test func theModelChecksTheNames() throws {
+        final class Broken: ManagedObject {
+            override class var uniquenessConstraints: [[String]] { [["missing"]] }
+            @Attribute var name = ""
+        }
+        #expect(throws: ModelError.invalidUniquenessConstraint(entity: "Broken", property: "missing",
+                                                               reason: "only stored attributes of Broken that are not derived can be constrained")) {
+            try ManagedObjectModel(entities: [Broken.self])
+        }
+        let model = try ManagedObjectModel(entities: [Account.self, Device.self])
+        #expect(model.entitiesByName["Account"]?.uniquenessConstraints == [["email"], ["region", "handle"]])
+    }
+
+    @Test(arguments: StoreKind.allCases) func theErrorPolicyReportsTheConflictAndSavesNothing(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .error)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            try context.save()
+
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "Ada L."
+            let other = Account(context: context)
+            other.email = "grace@example.com"
+            other.name = "Grace"
+            let error = try #require(throws: MergeError.self) { try context.save() }
+            #expect(error.conflicts.isEmpty)
+            let conflict = try #require(error.constraintConflicts.first)
+            #expect(error.constraintConflicts.count == 1)
+            #expect(conflict.entityName == "Account")
+            #expect(conflict.constraint == ["email"])
+            #expect(conflict.constraintValues == ["email": .string("ada@example.com")])
+            #expect(conflict.databaseObjectID == stored.objectID)
+            #expect(conflict.databaseSnapshot?["name"] == .string("Ada"))
+            #expect(conflict.conflictingObjects(in: context) == [duplicate])
+            #expect(error.description.contains("Account (email = "))
+            #expect(context.insertedObjects == [duplicate, other], "the changes stay pending")
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["Ada"], "nothing was written, not even the other insert")
+    }
+
+    @Test(arguments: StoreKind.allCases) func duplicatesWithinOneSaveConflictToo(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .error)
+        try context.performAndWait {
+            let first = Account(context: context)
+            first.region = "eu"
+            first.handle = "ada"
+            let second = Account(context: context)
+            second.region = "eu"
+            second.handle = "ada"
+            // Compound: another region, or a nil handle, is no conflict.
+            let elsewhere = Account(context: context)
+            elsewhere.region = "us"
+            elsewhere.handle = "ada"
+            for _ in 0..<2 { Account(context: context).region = "eu" }
+            let error = try #require(throws: MergeError.self) { try context.save() }
+            #expect(error.constraintConflicts.count == 1)
+            #expect(error.constraintConflicts.first?.constraint == ["region", "handle"])
+            #expect(error.constraintConflicts.first?.databaseObjectID == nil)
+            #expect(Set(error.constraintConflicts.first?.conflictingObjectIDs ?? []) == [first.objectID, second.objectID])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func objectTrumpUpdatesTheStoredObjectWithTheInsertedValues(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            let phone = Device(context: context)
+            phone.serial = "phone"
+            phone.account = stored
+            try context.save()
+            let storedID = stored.objectID
+            context.reset()
+
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "Ada Lovelace"
+            let laptop = Device(context: context)
+            laptop.serial = "laptop"
+            laptop.account = duplicate
+            try context.save()
+
+            #expect(duplicate.managedObjectContext == nil, "the inserted duplicate was merged and deleted")
+            let survivor = try #require(context.registeredObject(for: storedID) as? Account)
+            #expect(survivor.name == "Ada Lovelace")
+            #expect(laptop.account === survivor)
+            #expect(!context.hasChanges)
+        }
+        let accounts = try Self.accounts(coordinator)
+        #expect(accounts.map(\.name) == ["Ada Lovelace"], "one row: the insert became an update (an upsert)")
+        #expect(accounts.first?.devices == ["laptop", "phone"])
+    }
+
+    @Test(arguments: StoreKind.allCases) func storeTrumpKeepsTheStoredValues(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyStoreTrump)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            try context.save()
+
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "Someone else"
+            try context.save()
+            #expect(stored.name == "Ada")
+            #expect(duplicate.managedObjectContext == nil)
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["Ada"])
+    }
+
+    @Test(arguments: StoreKind.allCases) func duplicatesWithinASaveMergeIntoTheFirstInserted(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            let first = Account(context: context)
+            first.email = "x@example.com"
+            first.name = "first"
+            let second = Account(context: context)
+            second.email = "x@example.com"
+            second.name = "second"
+            try context.save()
+            #expect(first.managedObjectContext === context && !first.objectID.isTemporaryID)
+            #expect(first.name == "second", "the later insertion's values win")
+            #expect(second.managedObjectContext == nil)
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["second"])
+    }
+
+    @Test(arguments: StoreKind.allCases) func aChangedSavedObjectIsReportedUnderEveryPolicy(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            let ada = Account(context: context)
+            ada.email = "ada@example.com"
+            let grace = Account(context: context)
+            grace.email = "grace@example.com"
+            try context.save()
+            grace.email = "ada@example.com"
+            let error = try #require(throws: MergeError.self) { try context.save() }
+            #expect(error.constraintConflicts.first?.databaseObjectID == ada.objectID)
+            #expect(grace.email == "ada@example.com", "the change stays pending")
+        }
+    }
+
+    /// Two coordinators stand for two processes on one file: the second
+    /// cannot insert what the first saved.
+    @Test func anotherCoordinatorsRowsCount() throws {
+        let url = TestFiles.newURL("constraints.sqlite")
+        let model = try ManagedObjectModel(entities: [Account.self, Device.self])
+        let first = PersistentStoreCoordinator(managedObjectModel: model)
+        try first.addPersistentStore(.sqlite(url))
+        let second = PersistentStoreCoordinator(managedObjectModel: model)
+        try second.addPersistentStore(.sqlite(url))
+        let writer = Self.context(first, .error)
+        try writer.performAndWait {
+            Account(context: writer).email = "ada@example.com"
+            try writer.save()
+        }
+        let other = Self.context(second, .error)
+        other.performAndWait {
+            Account(context: other).email = "ada@example.com"
+            #expect(throws: MergeError.self) { try other.save() }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func batchInsertHonoursConstraints(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .error)
+        try context.performAndWait {
+            try context.execute(BatchInsertRequest<Account>(objects: [["email": "a@example.com", "name": "A"]]))
+            #expect(throws: MergeError.self) {
+                try context.execute(BatchInsertRequest<Account>(objects: [["email": "a@example.com", "name": "B"]]))
+            }
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            let result = try context.execute(BatchInsertRequest<Account>(objects: [
+                ["email": "a@example.com", "name": "A2"], ["email": "b@example.com", "name": "B"],
+            ]))
+            #expect(result.count == 2)
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["A2", "B"])
+    }
+}
