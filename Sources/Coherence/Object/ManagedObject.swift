@@ -224,6 +224,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// Sets the named attribute or relationship, with change tracking, like
     /// assigning the property.
+    /// - Parameter key: the property's name.
     /// - Parameter value: a value of the attribute's Swift type (`nil` or
     ///   `NSNull()` for an optional one), a `ManagedObject` (or `nil`) for a
     ///   to-one relationship, a sequence of `ManagedObject`s for a to-many
