@@ -70,11 +70,15 @@ public final class InMemoryStore: PersistentStore {
                 }
             }
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
+            // Each constraint's stored values, indexed once per save.
+            var lookups: [String: [[UniquenessCheck.ExactValue]: [Snapshot]]] = [:]
             let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
-                let wanted = values.map(UniquenessCheck.ExactValue.init)
-                return (tables[entity.name]?.rows.values ?? [:].values)
-                    .filter { row in indexes.map { UniquenessCheck.ExactValue(row.values[$0]) } == wanted }
-                    .sorted { $0.objectID.key < $1.objectID.key }
+                let name = "\(entity.name) \(indexes)"
+                if lookups[name] == nil {
+                    let rows = (tables[entity.name]?.rows.values ?? [:].values).sorted { $0.objectID.key < $1.objectID.key }
+                    lookups[name] = Dictionary(grouping: rows) { row in indexes.map { UniquenessCheck.ExactValue(row.values[$0]) } }
+                }
+                return lookups[name]?[values.map(UniquenessCheck.ExactValue.init)] ?? []
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()

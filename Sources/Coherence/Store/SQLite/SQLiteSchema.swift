@@ -107,15 +107,24 @@ enum SQLiteSchema {
         "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))"
     }
 
-    /// The fetch indexes in the file.
-    private static func fetchIndexNames(in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *'")
+    /// The name of a uniqueness constraint's index
+    /// (``ManagedObject/uniquenessConstraints``): `ZUNIQUE Entity(a,b)`.
+    static func uniqueIndexName(_ entity: String, _ attributes: [String]) -> String {
+        "ZUNIQUE \(entity)(\(attributes.joined(separator: ",")))"
     }
 
-    /// Drops the fetch indexes `model` does not declare: before a migration,
-    /// which cannot drop or change a column an index still uses.
+    /// The fetch and uniqueness indexes in the file.
+    private static func fetchIndexNames(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND (name GLOB 'ZFETCHINDEX *' OR name GLOB 'ZUNIQUE *')")
+    }
+
+    /// Drops the fetch and uniqueness indexes `model` does not declare:
+    /// before a migration, which cannot drop or change a column an index
+    /// still uses (and a constraint the model dropped must no longer hold).
     static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
-        let declared = Set(model.entities.flatMap { entity in entity.indexes.map { fetchIndexName(entity.name, $0) } })
+        let declared = Set(model.entities.flatMap { entity in
+            entity.indexes.map { fetchIndexName(entity.name, $0) } + entity.uniquenessConstraints.map { uniqueIndexName(entity.name, $0) }
+        })
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
             try db.execute(sql: "DROP INDEX \(quote(name))")
         }
@@ -134,8 +143,13 @@ enum SQLiteSchema {
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
             for constraint in entity.uniquenessConstraints {
-                let name = quote("ZUNIQUE \(entity.name)(\(constraint.joined(separator: ",")))")
-                try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))")
+                let name = quote(uniqueIndexName(entity.name, constraint))
+                do {
+                    try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))")
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw StoreError.incompatibleModel(
+                        reason: "rows of \(entity.name) already share values of the uniqueness constraint \(constraint.joined(separator: ", "))")
+                }
             }
         }
         try SQLiteCollations.reindexIfTheOrderChanged(in: db)

@@ -185,9 +185,9 @@ public final class SQLiteStore: PersistentStore {
         values.reserveCapacity(entity.propertyCount)
         var column = first + 2
         for (index, slot) in entity.attributeSlots.enumerated() {
-            if entity.attributes[index].isTransient {
+            if let transient = slot.transientValue {
                 // No column: a loaded object has the declared initial value.
-                values.append(entity.attributes[index].defaultValue ?? .null)
+                values.append(transient)
                 continue
             }
             do {
