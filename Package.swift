@@ -15,6 +15,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `swift package generate-documentation --target Coherence` (DocC catalog in
+        // Sources/Coherence/Coherence.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(

@@ -45,7 +45,7 @@ func changeTrackingBenchmarks() {
             let items = Stack.insertItems(count, in: context)
             try context.save()
             // One observer, as in the baseline: it receives the notification.
-            let token = context.addObserver(for: ObjectsDidChange.self) { blackHole($0.updated.count) }
+            let token = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { blackHole($0.updated.count) }
             return (context, items, token)
         }
     }

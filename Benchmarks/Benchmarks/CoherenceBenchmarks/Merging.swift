@@ -46,7 +46,7 @@ final class MergeStack {
     /// Saves the background context; returns what its didSave announced.
     func save() throws -> ObjectIDChanges {
         let saved = Mutex(ObjectIDChanges())
-        let token = background.addObserver(for: ContextDidSave.self) { change in
+        let token = background.addObserver(for: ManagedObjectContext.DidSaveMessage.self) { change in
             saved.withLock { $0 = change.objectIDs }
         }
         try background.performAndWait { try background.save() }
@@ -90,7 +90,7 @@ func mergingBenchmarks() {
         stack.changeEveryItem()
         let clock = ContinuousClock()
         let merged = Mutex(0)
-        let token = stack.view.addObserver(for: ContextDidMergeChanges.self) { change in
+        let token = stack.view.addObserver(for: ManagedObjectContext.DidMergeChangesMessage.self) { change in
             merged.withLock { $0 += change.objectIDs.updated.count }
         }
         benchmark.startMeasurement()

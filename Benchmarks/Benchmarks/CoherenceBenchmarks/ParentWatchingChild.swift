@@ -22,7 +22,7 @@ final class WatchingServer: ManagedObject {
 
     /// Starts watching: on every didChangeObjects, count the unread items again.
     func watch(_ context: ManagedObjectContext) -> ContextObservation {
-        context.addObserver(for: ObjectsDidChange.self) { [unowned self] _ in
+        context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { [unowned self] _ in
             let unread = self.feedItems.reduce(0) { $0 + ($1.read ? 0 : 1) }
             if unread != self.unreadCount { self.unreadCount = unread }
         }

@@ -4,7 +4,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Inserts the request's objects in one store transaction. Posts no
     /// notification; merge the result's `changes` into live contexts with
-    /// ``mergeChanges(fromRemoteContextSave:into:)``.
+    /// ``mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)``.
     /// - Throws: ``ContextError/unknownProperty(entity:property:)`` or
     ///   ``ContextError/typeMismatch(entity:property:expected:)`` for a bad
     ///   value, ``ValidationError/missingValue(entity:property:)`` for a

@@ -38,7 +38,9 @@ extension ManagedObjectContext {
                 continue
             }
             let base = object._snapshot
-            for index in 0..<entity.propertyCount {
+            // Transient attributes are the context's own: the store's
+            // snapshot holds only their initial values.
+            for index in 0..<entity.propertyCount where index >= entity.attributes.count || !entity.attributes[index].isTransient {
                 let mine = object._currentStoreValue(at: index, entity: entity)
                 let read = base?.values[index]
                 var theirs = current.values[index]
@@ -56,7 +58,7 @@ extension ManagedObjectContext {
                 }
                 if takeTheirs { setCommittedValue(theirs, at: index, of: object, entity: entity) }
             }
-            object._snapshot = current
+            object._snapshot = current.keepingTransientValues(of: base, entity: entity)
         }
     }
 

@@ -12,26 +12,52 @@ extension ManagedObjectContext {
     /// inserted object is merged into it and deleted.
     func resolve(_ error: StoreConstraintError, policy: MergePolicy, resolution: inout ConflictResolution) throws {
         resolution.attempts += 1
-        let unresolvable = policy == .error || resolution.attempts > 5 || error.conflicts.contains { conflict in
-            conflict.objectIDs.contains { registered[$0]?.isInserted != true }
-        }
-        guard !unresolvable else {
+        let survivors = error.conflicts.map(survivor)
+        guard policy != .error, resolution.attempts <= 5, !survivors.contains(where: { $0 == nil }) else {
             throw MergeError(conflicts: [], constraintConflicts: error.conflicts.map(constraintConflict))
         }
         let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
-        for conflict in error.conflicts {
+        for (conflict, survivor) in zip(error.conflicts, survivors.map { $0! }) {
+            // Merging reads the survivor's relationships: load it first.
+            if survivor.isFault { _fulfillFault(survivor) }
             // Insertion order: temporary IDs are handed out in sequence.
-            let inserted = conflict.objectIDs.compactMap { registered[$0] }
-                .filter { !$0.isDeleted }
+            let duplicates = conflict.objectIDs.compactMap { registered[$0] }
+                .filter { $0 !== survivor && $0.isInserted && !$0.isDeleted }
                 .sorted { $0.objectID.key < $1.objectID.key }
-            guard let first = inserted.first else { continue }
-            let survivor = conflict.stored.map { object(with: $0.objectID) } ?? first
-            for duplicate in inserted where duplicate !== survivor {
+            for duplicate in duplicates {
                 merge(duplicate, into: survivor, objectWins: objectWins, shared: conflict.entity)
                 delete(duplicate)
             }
         }
-        processPendingChanges()
+        // Delete rules now; the deletions are announced after the save, so
+        // that a save that still fails (and restores its checkpoint) has told
+        // observers nothing.
+        applyDeleteRules()
+    }
+
+    /// The object the others of `conflict` merge into: the stored object
+    /// (registered as a fault if needed); with none, the one saved object
+    /// among them whose committed values already were the shared ones (an
+    /// object changed elsewhere in the save, not moved onto the values), or
+    /// the first inserted. `nil` when the conflict cannot be resolved: a
+    /// saved object was changed to equal another.
+    private func survivor(of conflict: StoreConstraintError.Conflict) -> ManagedObject? {
+        let members = conflict.objectIDs.compactMap { registered[$0] }
+        let saved = members.filter { !$0.isInserted }
+        if let stored = conflict.stored {
+            return saved.isEmpty ? object(with: stored.objectID) : nil
+        }
+        guard let indexes = conflict.entity.uniquenessConstraints.firstIndex(of: conflict.constraint)
+            .map({ conflict.entity.constraintIndexes[$0] }) else { return nil }
+        switch saved.count {
+        case 0:
+            return members.min { $0.objectID.key < $1.objectID.key }
+        case 1:
+            let committed = saved[0]._snapshot.map { snapshot in indexes.map { UniquenessCheck.ExactValue(snapshot.values[$0]) } }
+            return committed == conflict.values.map(UniquenessCheck.ExactValue.init) ? saved[0] : nil
+        default:
+            return nil
+        }
     }
 
     /// Moves `duplicate`'s values into `survivor`: attributes when the

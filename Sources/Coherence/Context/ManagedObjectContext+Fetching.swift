@@ -62,6 +62,7 @@ extension ManagedObjectContext {
     /// dictionary result type gives them: one dictionary per object, keyed by
     /// property name, holding attribute values and the object IDs of to-one
     /// destinations (absent for `nil`). Unsaved changes are not included.
+    /// - Parameter request: which objects, in which order.
     /// - Parameter propertiesToFetch: the names to include; all attributes
     ///   but transient ones, and to-one relationships, when `nil`. A transient
     ///   attribute throws ``ContextError/transientProperty(entity:property:)``:

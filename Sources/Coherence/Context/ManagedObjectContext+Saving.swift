@@ -76,25 +76,19 @@ extension ManagedObjectContext {
                 }
                 result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request.withoutTransientValues())
                 break
-            } catch let error as StoreConflictError {
-                // Resolving changes objects; if the save still fails, undo that.
+            } catch let error where error is StoreConflictError || error is StoreConstraintError {
+                // Resolving changes objects (merges values, or merges
+                // duplicates into survivors and deletes them); if the save
+                // still fails, undo that.
                 if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
                 do {
-                    try resolve(error, policy: mergePolicy, resolution: &resolution)
-                    // Resolved values mix the store's and ours: recount parents.
-                    for object in error.conflicts.compactMap({ registered[$0.objectID] }) { derivationStale(object) }
-                    resyncDerivations()
-                    applyDerivations()
-                    try validateForSave()
-                } catch {
-                    checkpoint?.restore(self)
-                    throw error
-                }
-            } catch let error as StoreConstraintError {
-                // Resolving merges duplicates into survivors and deletes them.
-                if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
-                do {
-                    try resolve(error, policy: mergePolicy, resolution: &resolution)
+                    if let error = error as? StoreConflictError {
+                        try resolve(error, policy: mergePolicy, resolution: &resolution)
+                        // Resolved values mix the store's and ours: recount parents.
+                        for object in error.conflicts.compactMap({ registered[$0.objectID] }) { derivationStale(object) }
+                    } else if let error = error as? StoreConstraintError {
+                        try resolve(error, policy: mergePolicy, resolution: &resolution)
+                    }
                     resyncDerivations()
                     applyDerivations()
                     try validateForSave()

@@ -60,6 +60,8 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
     /// conflicts.
     public let constraintConflicts: [ConstraintConflict]
 
+    /// An error listing optimistic-locking `conflicts` and
+    /// `constraintConflicts`.
     public init(conflicts: [MergeConflict], constraintConflicts: [ConstraintConflict] = []) {
         self.conflicts = conflicts
         self.constraintConflicts = constraintConflicts
@@ -88,9 +90,9 @@ public struct ConstraintConflict: Sendable, CustomStringConvertible {
     public let constraint: [String]
     /// Their shared values, by attribute name.
     public let constraintValues: [String: StoreValue]
-    /// The stored object that has the values, if any, and its values by
-    /// property name.
+    /// The stored object that has the values, if any.
     public let databaseObjectID: ManagedObjectID?
+    /// The stored object's values by property name, if there is one.
     public let databaseSnapshot: [String: StoreValue]?
     /// The objects of the save that have the values.
     public let conflictingObjectIDs: [ManagedObjectID]
@@ -111,13 +113,17 @@ public struct ConstraintConflict: Sendable, CustomStringConvertible {
 /// Thrown by a store's `save` when rows changed since the context read them;
 /// the store changed nothing.
 public struct StoreConflictError: Error, Sendable {
+    /// One row that changed since the context read it.
     public struct Conflict: Sendable {
+        /// The object whose row changed.
         public let objectID: ManagedObjectID
         /// The version the save expected.
         public let expectedVersion: Int64
         /// The row now, or `nil` if it is gone.
         public let current: Snapshot?
 
+        /// A conflict on `objectID`, whose row the save expected at
+        /// `expectedVersion` and found as `current`.
         public init(objectID: ManagedObjectID, expectedVersion: Int64, current: Snapshot?) {
             self.objectID = objectID
             self.expectedVersion = expectedVersion
@@ -125,8 +131,10 @@ public struct StoreConflictError: Error, Sendable {
         }
     }
 
+    /// Every conflicting row of the save.
     public let conflicts: [Conflict]
 
+    /// An error listing `conflicts`.
     public init(conflicts: [Conflict]) {
         self.conflicts = conflicts
     }

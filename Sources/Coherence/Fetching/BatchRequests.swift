@@ -9,7 +9,7 @@ public struct BatchResult: Sendable, Hashable {
     public let objectIDs: [ManagedObjectID]?
     /// Every object the store changed, including rows other than the
     /// request's own (a batch delete nullifies inverses and cascades): pass
-    /// it to ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)``.
+    /// it to ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)``.
     public let changes: ObjectIDChanges
 }
 
@@ -30,8 +30,11 @@ public struct BatchInsertRequest<Entity: ManagedObject>: @unchecked Sendable {
     /// Values must be of the attributes' Swift types (`@unchecked Sendable`:
     /// hand in only values, never managed objects).
     public var objects: [[String: Any]]
+    /// What the ``BatchResult`` carries besides the count (Core Data's
+    /// `resultType`); ``BatchResultType/count`` by default.
     public var resultType: BatchResultType = .count
 
+    /// A request inserting one object per dictionary of `objects`.
     public init(objects: [[String: Any]]) {
         self.objects = objects
     }
@@ -45,8 +48,12 @@ public struct BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
     public var predicate: Predicate<Entity>?
     /// The new values by attribute name, of the attributes' Swift types.
     public var propertiesToUpdate: [String: Any]
+    /// What the ``BatchResult`` carries besides the count (Core Data's
+    /// `resultType`); ``BatchResultType/count`` by default.
     public var resultType: BatchResultType = .count
 
+    /// A request setting `propertiesToUpdate` on every object matching
+    /// `predicate` (every object of the entity when `nil`).
     public init(predicate: Predicate<Entity>? = nil, propertiesToUpdate: [String: Any]) {
         self.predicate = predicate
         self.propertiesToUpdate = propertiesToUpdate
@@ -61,8 +68,12 @@ public struct BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
 public struct BatchDeleteRequest<Entity: ManagedObject>: Sendable {
     /// Which objects to delete; all of the entity when `nil`.
     public var predicate: Predicate<Entity>?
+    /// What the ``BatchResult`` carries besides the count (Core Data's
+    /// `resultType`); ``BatchResultType/count`` by default.
     public var resultType: BatchResultType = .count
 
+    /// A request deleting every object matching `predicate` (every object
+    /// of the entity when `nil`).
     public init(predicate: Predicate<Entity>? = nil) {
         self.predicate = predicate
     }
@@ -70,9 +81,15 @@ public struct BatchDeleteRequest<Entity: ManagedObject>: Sendable {
 
 /// A batch request as a store sees it: store values, entity, predicate.
 public enum StoreBatchRequest: Sendable {
+    /// Insert one row per element of `rows` (values in the entity's
+    /// property order).
     case insert(entity: EntityDescription, rows: [[StoreValue]])
+    /// Set `values` (by property index) on every row matching `predicate`
+    /// (every row when `nil`), whose expression uses `variable`.
     case update(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
                 variable: PredicateExpressions.VariableID?, values: [Int: StoreValue])
+    /// Delete every row matching `predicate` (every row when `nil`),
+    /// applying delete rules.
     case delete(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
                 variable: PredicateExpressions.VariableID?)
 }

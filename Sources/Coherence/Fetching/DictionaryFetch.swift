@@ -21,6 +21,8 @@ public struct ExpressionDescription: Sendable, Hashable {
     /// types (for `min` and `max`). Core Data's `expressionResultType`.
     public var resultType: AttributeType
 
+    /// A column named `name` computing `expression`, whose value has
+    /// `resultType`.
     public init(name: String, expression: AggregateExpression, resultType: AttributeType) {
         self.name = name
         self.expression = expression
@@ -49,19 +51,26 @@ public struct AggregateExpression: Sendable, Hashable {
         case average
     }
 
+    /// The function applied to the values.
     public var function: Function
     /// The attribute (or, for `count`, to-one relationship) by name.
     public var key: String
 
+    /// `function` over the values of `key`.
     public init(function: Function, key: String) {
         self.function = function
         self.key = key
     }
 
+    /// The number of rows in which `key` has a value (Core Data's `count:`).
     public static func count(_ key: String) -> Self { Self(function: .count, key: key) }
+    /// The sum of the values of `key` (Core Data's `sum:`).
     public static func sum(_ key: String) -> Self { Self(function: .sum, key: key) }
+    /// The smallest value of `key` (Core Data's `min:`).
     public static func min(_ key: String) -> Self { Self(function: .min, key: key) }
+    /// The largest value of `key` (Core Data's `max:`).
     public static func max(_ key: String) -> Self { Self(function: .max, key: key) }
+    /// The mean of the values of `key` (Core Data's `average:`).
     public static func average(_ key: String) -> Self { Self(function: .average, key: key) }
 }
 
@@ -74,6 +83,7 @@ public enum PropertyToFetch: Sendable, Hashable, ExpressibleByStringLiteral {
     /// A computed column.
     case expression(ExpressionDescription)
 
+    /// The property named by the literal: `"make"` is `.property("make")`.
     public init(stringLiteral name: String) {
         self = .property(name)
     }
@@ -100,7 +110,18 @@ public enum PropertyToFetch: Sendable, Hashable, ExpressibleByStringLiteral {
 public indirect enum HavingPredicate: Sendable, Hashable {
     /// The comparison operators.
     public enum Operator: String, Sendable, Hashable {
-        case equal = "=", notEqual = "<>", lessThan = "<", lessThanOrEqual = "<=", greaterThan = ">", greaterThanOrEqual = ">="
+        /// `==`.
+        case equal = "="
+        /// `!=`.
+        case notEqual = "<>"
+        /// `<`.
+        case lessThan = "<"
+        /// `<=`.
+        case lessThanOrEqual = "<="
+        /// `>`.
+        case greaterThan = ">"
+        /// `>=`.
+        case greaterThanOrEqual = ">="
     }
 
     /// The result `name` compared with `value` (in store form).

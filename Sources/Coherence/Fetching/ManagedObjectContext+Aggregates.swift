@@ -91,7 +91,9 @@ extension ManagedObjectContext {
         switch (type, value) {
         case (.integer16, _), (.integer32, _), (.integer64, _):
             if case .integer(let int) = value { return Int(int) }
-            return number.map { Int($0) } ?? value
+            // A Double an Int cannot hold (NaN, infinite, too large) stays a Double.
+            if let number, let int = Int(exactly: number.rounded(.towardZero)) { return int }
+            return number.map { $0 as Any } ?? value
         case (.double, _): return number ?? value
         case (.float, _): return number.map { Float($0) } ?? value
         case (.decimal, .integer(let int)): return Decimal(int)

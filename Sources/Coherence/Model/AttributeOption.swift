@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How an ``Attribute`` is kept, beyond its type: `@Attribute(.transient)`.
 public struct AttributeOption: Hashable, Sendable, CustomStringConvertible {
@@ -6,9 +7,10 @@ public struct AttributeOption: Hashable, Sendable, CustomStringConvertible {
 
     /// Core Data's transient attribute: the context tracks it like any other
     /// (a change of it makes the object updated, is announced in
-    /// didChangeObjects, is part of ``ManagedObject/changedValues()``, is
-    /// undone by `rollback()` and by `refresh(_:mergeChanges: false)`), but
-    /// no store keeps it. An object loaded from the store has the declared
+    /// didChangeObjects, is undone by `rollback()` and by
+    /// `refresh(_:mergeChanges: false)`), but no store keeps it. As in Core
+    /// Data, ``ManagedObject/changedValues()`` reports only persistent
+    /// properties, so it leaves transient ones out. An object loaded from the store has the declared
     /// initial value. The SQLite store cannot filter on it: a predicate that
     /// reads it needs ``FetchRequest/evaluatesPredicateInMemory``; sorting by
     /// it works (in memory).
@@ -45,8 +47,11 @@ extension Attribute {
 /// the model builds a second prototype during which those initializers leave
 /// their wrapper without a value: the attributes that have a value in the
 /// first prototype and none in the second are the ones with options, in the
-/// same order. Recording is per thread, so objects made on other threads
-/// meanwhile are not affected.
+/// order the initializers ran (declaration order within a class; the model
+/// checks that the counts agree). Recording is per thread, so objects made
+/// on other threads meanwhile are not affected, and costs them one atomic
+/// load. Process-wide state: a lock held while a prototype is made (a
+/// prototype's `init` must not build another model) and the recording.
 enum AttributeOptionRecorder {
     enum Mode {
         case listing
@@ -68,6 +73,8 @@ enum AttributeOptionRecorder {
         lock.lock()
         defer { lock.unlock() }
         state.withLock { $0 = State(thread: pthread_self(), mode: mode) }
+        isRecording.store(true, ordering: .releasing)
+        defer { isRecording.store(false, ordering: .releasing) }
         body()
         return state.withLock { state in
             defer { state = State() }
@@ -75,12 +82,17 @@ enum AttributeOptionRecorder {
         }
     }
 
+    /// Whether some thread records: objects made while none does (every
+    /// object after the model is built) take no lock.
+    private static let isRecording = Atomic<Bool>(false)
+
     private static let lock = NSLock()
 
     /// Called by the initializers with options: lists them when this thread
     /// records, and says whether to leave the wrapper without a value.
     static func record(_ options: [AttributeOption]) -> Bool {
-        state.withLock { state in
+        guard isRecording.load(ordering: .acquiring) else { return false }
+        return state.withLock { state in
             guard let thread = state.thread, pthread_equal(thread, pthread_self()) != 0 else { return false }
             state.options.append(options)
             return state.mode == .marking

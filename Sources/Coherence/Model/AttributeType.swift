@@ -1,17 +1,29 @@
 /// The kind of value an attribute stores, derived from the Swift type of an
 /// ``Attribute`` property when the model is built.
 public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
+    /// `Bool` (Core Data's `.boolean`).
     case boolean
+    /// `Int16`.
     case integer16
+    /// `Int32`.
     case integer32
+    /// `Int64` and `Int`.
     case integer64
+    /// `Double`.
     case double
+    /// `Float`.
     case float
+    /// `String`.
     case string
+    /// `Date`.
     case date
+    /// `Data`.
     case binaryData
+    /// `UUID`.
     case uuid
+    /// `URL` (Core Data's `.uri`).
     case uri
+    /// `Decimal`.
     case decimal
     /// A `Codable` value stored as JSON data.
     case codable

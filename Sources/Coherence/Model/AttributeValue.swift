@@ -24,6 +24,7 @@ public struct AttributeDecodingError: Error, Sendable, Hashable, CustomStringCon
     /// The store value that was found.
     public let found: StoreValue
 
+    /// An error for a `found` value where `expectedType` was expected.
     public init(expectedType: String, found: StoreValue) {
         self.expectedType = expectedType
         self.found = found

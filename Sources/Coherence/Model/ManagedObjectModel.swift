@@ -229,6 +229,9 @@ private struct EntityDeclaration {
             guard let index = child.attributeIndex(readBy: attributeKeyPath) else {
                 throw fail("it does not read an attribute of \(child.name)")
             }
+            guard !child.attributes[index].isTransient else {
+                throw fail("it reads the transient attribute \(child.name).\(child.attributes[index].name), which no store keeps")
+            }
             childAttribute = index
         }
         return DerivationDescription(

@@ -188,8 +188,12 @@ struct AttributeSlotEntry: Sendable {
     /// children, reads as NaN too). An optional attribute's NaN reads back
     /// as `nil`.
     let readsNullAsNaN: Bool
+    /// For a transient attribute, which has no column, the value a loaded
+    /// object gets (its initial value); `nil` for a stored attribute.
+    let transientValue: StoreValue?
 
     init(_ attribute: AttributeDescription) {
+        transientValue = attribute.isTransient ? attribute.defaultValue ?? .null : nil
         kind = attribute.slotKind
         attributeType = attribute.attributeType
         storageOffset = attribute.storageOffset

@@ -8,15 +8,25 @@ import Foundation
 /// ``AttributeType``; a to-one relationship is `.objectID` or `.null`, a to-many
 /// relationship is `.objectIDs`.
 public enum StoreValue: Sendable, Hashable {
+    /// No value: `nil`, or a to-one relationship without a destination.
     case null
+    /// A `Bool`.
     case bool(Bool)
+    /// Any integer attribute, widened to `Int64`.
     case integer(Int64)
+    /// A `Double` or `Float`.
     case double(Double)
+    /// A `String`.
     case string(String)
+    /// A `Date`.
     case date(Date)
+    /// A `Data`, or a `Codable` value as JSON.
     case data(Data)
+    /// A `UUID`.
     case uuid(UUID)
+    /// A `URL`.
     case url(URL)
+    /// A `Decimal`.
     case decimal(Decimal)
     /// The destination of a to-one relationship.
     case objectID(ManagedObjectID)

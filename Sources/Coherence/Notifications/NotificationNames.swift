@@ -29,8 +29,8 @@ extension ManagedObjectContext {
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
 
     /// Posted by a context after it merged changes saved elsewhere
-    /// (``mergeChanges(fromContextDidSave:)``, automatic merges,
-    /// ``mergeChanges(fromRemoteContextSave:into:)``), after its own
+    /// (``mergeChanges(fromContextDidSave:)-(Notification)``, automatic merges,
+    /// ``mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)``), after its own
     /// didChangeObjects, with `Set<ManagedObjectID>`s under
     /// `inserted_objectIDs`, `updated_objectIDs` and `deleted_objectIDs` (what
     /// was merged), `refreshed_objectIDs` (the merged updates of objects
@@ -41,16 +41,27 @@ extension ManagedObjectContext {
 
     /// The userInfo keys of context notifications, with Core Data's raw values.
     public enum NotificationKey: String, Sendable, CaseIterable {
+        /// `Set<ManagedObject>` of inserted objects; Core Data's `NSInsertedObjectsKey`.
         case insertedObjects = "inserted"
+        /// `Set<ManagedObject>` of updated objects; `NSUpdatedObjectsKey`.
         case updatedObjects = "updated"
+        /// `Set<ManagedObject>` of deleted objects; `NSDeletedObjectsKey`.
         case deletedObjects = "deleted"
+        /// `Set<ManagedObject>` of refreshed objects; `NSRefreshedObjectsKey`.
         case refreshedObjects = "refreshed"
+        /// `Set<ManagedObject>` of objects no longer valid in the context; `NSInvalidatedObjectsKey`.
         case invalidatedObjects = "invalidated"
+        /// `[ManagedObjectID]` of every object invalidated by `reset()`; `NSInvalidatedAllObjectsKey`.
         case invalidatedAllObjects = "invalidatedAll"
+        /// `Set<ManagedObjectID>` of inserted objects (didSaveObjectIDs, didMergeChangesObjectIDs).
         case insertedObjectIDs = "inserted_objectIDs"
+        /// `Set<ManagedObjectID>` of updated objects.
         case updatedObjectIDs = "updated_objectIDs"
+        /// `Set<ManagedObjectID>` of deleted objects.
         case deletedObjectIDs = "deleted_objectIDs"
+        /// `Set<ManagedObjectID>` of refreshed objects (didMergeChangesObjectIDs).
         case refreshedObjectIDs = "refreshed_objectIDs"
+        /// `Set<ManagedObjectID>` of invalidated objects (didMergeChangesObjectIDs).
         case invalidatedObjectIDs = "invalidated_objectIDs"
     }
 }

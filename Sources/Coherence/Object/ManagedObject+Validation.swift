@@ -29,7 +29,8 @@ extension ManagedObject {
     /// What ``validateValue(_:forKey:)`` says of each attribute that has a
     /// value (a missing one is reported by the save's own checks) and of each
     /// relationship whose destinations are loaded (one not loaded was not
-    /// changed). A value the method replaces is not stored.
+    /// changed) — of a saved object, each changed one. A value the method
+    /// replaces is not stored.
     final func _valueErrors() -> [ValidationError] {
         guard let entity = _entity else { return [] }
         var errors: [ValidationError] = []
@@ -55,7 +56,12 @@ extension ManagedObject {
                 validate(index, &value)
             }
         }
+        // Relationships whose destinations are loaded; of a saved object,
+        // only the changed ones (the others were valid when saved, and
+        // reading a to-many makes an object of each destination).
+        let changed = isInserted ? nil : _tracking?.changed ?? PropertyMask()
         for relationship in entity.relationships where relationship.access.storage(of: self).loadedIDs != nil {
+            if let changed, !changed.contains(relationship.index) { continue }
             var value = _readProperty(at: relationship.index, entity: entity)
             validate(relationship.index, &value)
         }

@@ -121,10 +121,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// their relationships were added to the surviving object (to-one ones
     /// where the survivor has none or, with the object-trump policies,
     /// always; to-many ones are joined). Several insertions equal to each
-    /// other and to no stored object merge into the first inserted.
-    /// An object already saved that is changed to equal another one is
-    /// reported as a conflict under every policy: Coherence does not delete
-    /// a saved object to resolve it (Core Data's policies may).
+    /// other and to no stored object merge into the first inserted, or into
+    /// the saved object that already had the values (changed in other
+    /// properties by the same save). A saved object changed so that it
+    /// equals another one is reported as a conflict under every policy:
+    /// Coherence does not delete a saved object to resolve it (Core Data's
+    /// policies may).
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints>
     open class var uniquenessConstraints: [[String]] { [] }
 
@@ -192,11 +194,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// For an inserted object, every property that has a value. Attribute
     /// values are their Swift values, to-one relationships the related object,
     /// to-many relationships a `Set<ManagedObject>`; `nil` is `NSNull()`.
+    /// As in Core Data, only persistent properties are reported, not
+    /// transient attributes (``AttributeOption/transient``), whose changes
+    /// still make the object updated.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/changedvalues()>
     public final func changedValues() -> [String: Any] {
         guard let entity = _entity, _contextRef != nil else { return [:] }
         var result: [String: Any] = [:]
         let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_tracking?.changed ?? PropertyMask())
-        for index in indexes {
+        for index in indexes where index >= entity.attributes.count || !entity.attributes[index].isTransient {
             guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
             if !isInserted, current == _committedStoreValue(at: index) { continue }
             result[entity.propertyName(at: index)] = _swiftValue(current, at: index, entity: entity)
@@ -238,6 +244,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// Sets the named attribute or relationship, with change tracking, like
     /// assigning the property.
+    /// - Parameter key: the property's name.
     /// - Parameter value: a value of the attribute's Swift type (`nil` or
     ///   `NSNull()` for an optional one), a `ManagedObject` (or `nil`) for a
     ///   to-one relationship, a sequence of `ManagedObject`s for a to-many
@@ -350,7 +357,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// Checks that the object's changed state can be saved. A save calls it
     /// for each updated object, after ``willSave()``; the default
     /// implementation and the rules for overriding it are those of
-    /// ``validateForInsert()``.
+    /// ``validateForInsert()``, except that ``validateValue(_:forKey:)`` is
+    /// called for the changed relationships only (the others were valid when
+    /// saved, and reading a to-many relationship makes an object of each
+    /// destination).
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/validateforupdate()>
     open func validateForUpdate() throws {
         try _validateProperties()
@@ -369,6 +379,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// Checks one property's value, Core Data's per-property validation.
     /// The default ``validateForInsert()`` and ``validateForUpdate()`` call
     /// it with the current value of each attribute and loaded relationship
+    /// (of an updated object, each changed relationship)
     /// (`nil` for an optional attribute that is `nil` or an empty to-one
     /// relationship; a to-many relationship's value is a `Set<ManagedObject>`).
     /// Throw to reject the value: a ``ValidationError`` is reported as it is,

@@ -52,6 +52,7 @@ public struct StoreBatchResult: Sendable {
     /// Every change, including rows changed by delete rules.
     public var changes: ObjectIDChanges
 
+    /// A result with the request's own objects and every change.
     public init(affected: [ManagedObjectID], changes: ObjectIDChanges) {
         self.affected = affected
         self.changes = changes
@@ -94,6 +95,7 @@ extension PersistentStore {
 /// A fetch as a store sees it: one entity, an optional predicate, an order
 /// and a window, all over committed values.
 public struct StoreFetchRequest: Sendable {
+    /// The entity fetched.
     public var entity: EntityDescription
     /// The predicate's expression, or `nil` for every object of the entity.
     public var predicate: (any StandardPredicateExpression<Bool>)?
@@ -113,6 +115,7 @@ public struct StoreFetchRequest: Sendable {
 public struct StoreSortDescriptor: Sendable, Hashable {
     /// The attribute's position in the entity's properties.
     public var propertyIndex: Int
+    /// Whether smaller values come first.
     public var ascending: Bool
     /// How a string attribute's values compare (ignored for other types).
     public var strings: StoreStringOrder = .comparable
@@ -121,32 +124,46 @@ public struct StoreSortDescriptor: Sendable, Hashable {
 /// The changes of one context save, as the store sees them. Values may refer
 /// to the temporary IDs of objects inserted by the same save.
 public struct StoreSaveRequest: Sendable {
+    /// An object to insert.
     public struct Insert: Sendable {
         /// Temporary, or permanent if reserved with `permanentIDs(for:)`.
         public let objectID: ManagedObjectID
+        /// The object's entity.
         public let entity: EntityDescription
+        /// Every property value, in the entity's property order.
         public let values: [StoreValue]
     }
 
+    /// An object whose values changed.
     public struct Update: Sendable {
+        /// The object (permanent ID).
         public let objectID: ManagedObjectID
+        /// The object's entity.
         public let entity: EntityDescription
+        /// Every property value, in the entity's property order.
         public let values: [StoreValue]
         /// The version the context read; the store has moved on if it differs.
         public let baseVersion: Int64
     }
 
+    /// An object to delete.
     public struct Delete: Sendable {
+        /// The object (permanent ID).
         public let objectID: ManagedObjectID
+        /// The object's entity.
         public let entity: EntityDescription
         /// The version the context read; a row saved since is a conflict.
         public let baseVersion: Int64
     }
 
+    /// Objects to insert.
     public var inserted: [Insert] = []
+    /// Objects to update.
     public var updated: [Update] = []
+    /// Objects to delete.
     public var deleted: [Delete] = []
 
+    /// Whether the save changes nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 
@@ -157,6 +174,7 @@ public struct StoreSaveResult: Sendable {
     /// The new snapshot of each inserted and updated object, by permanent ID.
     public var snapshots: [ManagedObjectID: Snapshot] = [:]
 
+    /// A result with the given permanent IDs and snapshots.
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], snapshots: [ManagedObjectID: Snapshot] = [:]) {
         self.permanentIDs = permanentIDs
         self.snapshots = snapshots

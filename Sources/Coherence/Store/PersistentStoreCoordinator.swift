@@ -50,6 +50,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Loads the store of `type` at `storeURL` and returns it, as Core Data's
     /// `addPersistentStore(type:configuration:at:options:)`. An in-memory store
     /// ignores the URL (Core Data users pass `/dev/null`).
+    /// - Parameter type: ``PersistentStoreType/sqlite`` or ``PersistentStoreType/inMemory``.
+    /// - Parameter storeURL: the store's file.
     /// - Parameter options: accepted for code written for Core Data;
     ///   Coherence's stores read none of them yet.
     /// - Throws: as ``addPersistentStore(_:)-(PersistentStoreDescription)``.
@@ -94,6 +96,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// `-wal` and `-shm` companions. A store of this coordinator at that URL is
     /// removed and closed first; other coordinators must not have it open.
     /// Nothing happens for a missing file or an in-memory store.
+    /// - Parameter url: the store's file.
+    /// - Parameter type: the store's type.
     /// - Parameter options: accepted for code written for Core Data; unused.
     /// - Throws: ``StoreError/notASQLiteDatabase(path:)`` or
     ///   ``StoreError/notACoherenceStore(path:)`` for a file that is not a

@@ -10,6 +10,7 @@ public final class Snapshot: Sendable, CustomStringConvertible {
     /// Incremented by every save of the object; used for optimistic locking.
     public let version: Int64
 
+    /// The snapshot of `objectID` at `version`.
     public init(objectID: ManagedObjectID, values: [StoreValue], version: Int64) {
         self.objectID = objectID
         self.values = values

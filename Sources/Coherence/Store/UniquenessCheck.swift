@@ -4,6 +4,7 @@ public struct StoreConstraintError: Error, Sendable {
     /// Saved objects that share the values of one constraint, with each
     /// other or with a row already stored.
     public struct Conflict: Sendable {
+        /// The entity whose constraint is broken.
         public let entity: EntityDescription
         /// The constrained attributes' names.
         public let constraint: [String]
@@ -15,6 +16,8 @@ public struct StoreConstraintError: Error, Sendable {
         /// The stored row that has them, if any.
         public let stored: Snapshot?
 
+        /// A conflict of `objectIDs` (and `stored`, if any) sharing
+        /// `values` of `constraint`.
         public init(entity: EntityDescription, constraint: [String], values: [StoreValue], objectIDs: [ManagedObjectID], stored: Snapshot?) {
             self.entity = entity
             self.constraint = constraint
@@ -24,8 +27,10 @@ public struct StoreConstraintError: Error, Sendable {
         }
     }
 
+    /// Every broken constraint of the save.
     public let conflicts: [Conflict]
 
+    /// An error listing `conflicts`.
     public init(conflicts: [Conflict]) {
         self.conflicts = conflicts
     }

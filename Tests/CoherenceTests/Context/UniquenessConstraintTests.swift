@@ -20,6 +20,11 @@ struct UniquenessConstraintTests {
         @Attribute var handle: String?
         @Attribute var name = ""
         @Relationship(inverse: \Device.account, deleteRule: .cascade) var devices: Set<Device>
+
+        override func validateForUpdate() throws {
+            try super.validateForUpdate()
+            if name == "forbidden" { throw ValidationError.invalidValue(entity: "Account", property: "name", reason: "forbidden") }
+        }
     }
 
     final class Device: ManagedObject {
@@ -236,5 +241,154 @@ struct UniquenessConstraintTests {
             #expect(result.count == 2)
         }
         #expect(try Self.accounts(coordinator).map(\.name) == ["A2", "B"])
+    }
+    /// Values that move between rows in one save: the check sees the final
+    /// state, and so must the store's unique indexes.
+    @Test(arguments: StoreKind.allCases) func valuesMayMoveBetweenRowsInOneSave(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .error)
+        try context.performAndWait {
+            let ada = Account(context: context)
+            ada.email = "ada@example.com"
+            ada.name = "Ada"
+            let grace = Account(context: context)
+            grace.email = "grace@example.com"
+            grace.name = "Grace"
+            try context.save()
+
+            // A deleted row's value on a new one.
+            context.delete(ada)
+            let newAda = Account(context: context)
+            newAda.email = "ada@example.com"
+            newAda.name = "Ada 2"
+            try context.save()
+
+            // Two values swapped.
+            newAda.email = "grace@example.com"
+            grace.email = "ada@example.com"
+            try context.save()
+
+            // A value moved away and taken by a new row.
+            grace.email = "grace2@example.com"
+            let third = Account(context: context)
+            third.email = "ada@example.com"
+            third.name = "Third"
+            try context.save()
+        }
+        let emails = try Self.accounts(coordinator).map { "\($0.name)=\($0.email ?? "-")" }
+        #expect(emails == ["Ada 2=grace@example.com", "Grace=grace2@example.com", "Third=ada@example.com"])
+    }
+
+    /// The stored object is not loaded when the duplicate arrives (a reset
+    /// context): merging loads it, and keeps its relationships.
+    @Test(arguments: StoreKind.allCases) func aStoredObjectThatIsAFaultKeepsItsRelationships(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyStoreTrump)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            let phone = Device(context: context)
+            phone.serial = "phone"
+            phone.account = stored
+            try context.save()
+            context.reset()
+
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "Other"
+            let laptop = Device(context: context)
+            laptop.serial = "laptop"
+            laptop.account = duplicate
+            try context.save()
+        }
+        let accounts = try Self.accounts(coordinator)
+        #expect(accounts.map(\.name) == ["Ada"])
+        #expect(accounts.first?.devices == ["laptop", "phone"])
+    }
+
+    /// The common upsert: the stored object is loaded and changed in the same
+    /// save as the duplicate; it survives.
+    @Test(arguments: StoreKind.allCases) func aChangedStoredObjectKeepingItsValuesSurvives(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            try context.save()
+            stored.name = "Ada L."
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "Ada Lovelace"
+            try context.save()
+            #expect(stored.name == "Ada Lovelace")
+            #expect(duplicate.managedObjectContext == nil)
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["Ada Lovelace"])
+    }
+
+    /// A resolution whose retry fails is undone: the duplicate is inserted
+    /// again and observers were told nothing of its deletion.
+    @Test(arguments: StoreKind.allCases) func aResolutionThatStillFailsIsUndone(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            let stored = Account(context: context)
+            stored.email = "ada@example.com"
+            stored.name = "Ada"
+            try context.save()
+            let changes = NotificationWaiter(ManagedObjectContext.didChangeObjectsNotification, object: context)
+            let duplicate = Account(context: context)
+            duplicate.email = "ada@example.com"
+            duplicate.name = "forbidden"
+            context.processPendingChanges()
+            let announced = changes.count
+            #expect(throws: ValidationError.invalidValue(entity: "Account", property: "name", reason: "forbidden")) {
+                try context.save()
+            }
+            #expect(context.insertedObjects == [duplicate])
+            #expect(!duplicate.isDeleted)
+            #expect(stored.name == "Ada")
+            context.processPendingChanges()
+            let deletedAnnounced = changes.notifications.dropFirst(announced).contains { note in
+                (note.userInfo?[ManagedObjectContext.NotificationKey.deletedObjects.rawValue] as? Set<ManagedObject>)?.isEmpty == false
+            }
+            #expect(!deletedAnnounced, "no didChangeObjects announced the undone deletion")
+        }
+        #expect(try Self.accounts(coordinator).map(\.name) == ["Ada"])
+    }
+
+    /// A constraint the model no longer declares no longer holds in the file.
+    @Test func droppingAConstraintDropsItsIndex() throws {
+        final class Open: ManagedObject {
+            override class var entityName: String { "Account" }
+            @Attribute var email: String?
+            @Attribute var region = ""
+            @Attribute var handle: String?
+            @Attribute var name = ""
+        }
+        final class Constrained: ManagedObject {
+            override class var entityName: String { "Account" }
+            override class var uniquenessConstraints: [[String]] { [["email"]] }
+            @Attribute var email: String?
+            @Attribute var region = ""
+            @Attribute var handle: String?
+            @Attribute var name = ""
+        }
+        let url = TestFiles.newURL("dropped.sqlite")
+        let first = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Constrained.self]))
+        try first.addPersistentStore(.sqlite(url))
+        let second = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Open.self]))
+        try second.addPersistentStore(.sqlite(url))
+        let context = Self.context(second, .error)
+        try context.performAndWait {
+            for _ in 0..<2 { Open(context: context).email = "same@example.com" }
+            try context.save()
+            #expect(try context.count(for: FetchRequest<Open>()) == 2)
+        }
+        // The constraint back, on rows that break it: a typed error.
+        let third = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Constrained.self]))
+        #expect(throws: StoreError.self) { try third.addPersistentStore(.sqlite(url)) }
     }
 }

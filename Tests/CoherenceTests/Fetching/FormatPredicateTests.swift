@@ -96,6 +96,9 @@ struct FormatPredicateTests {
         #expect(try garage.names("name MATCHES 'Porsche'").isEmpty, "MATCHES matches the whole string")
         #expect(try garage.names("name MATCHES[c] 'porsche.*'") == ["Porsche 911", "porsche Taycan"])
         #expect(try garage.names("name MATCHES[cd] 'citroen .*'") == ["Citroen C4", "Citroën DS"])
+        // [c] makes the expression ignore case; it does not lowercase the
+        // pattern, whose `\D` (not a digit) would become `\d`.
+        #expect(try garage.names(try Predicate<FormatCar>(format: "name MATCHES[c] %@", "PORSCHE\\s\\D+")) == ["porsche Taycan"])
         #expect(try garage.names("nickname CONTAINS 'e'") == ["Citroën DS", "Porsche 911", "VW Käfer"])
         #expect(try garage.names("NOT nickname CONTAINS 'e'").count == 4, "nil matches no string operator")
         #expect(try garage.names("price CONTAINS '1'").isEmpty, "numbers are not strings")

@@ -116,7 +116,11 @@ struct TransientAttributeTests {
             note.isExpanded = true
             #expect(context.hasChanges)
             #expect(context.updatedObjects == [note])
-            #expect(note.changedValues()["isExpanded"] as? Bool == true)
+            // "This method only reports changes to properties that are
+            // persistent properties of the receiver, not changes to transient
+            // properties" (NSManagedObject.changedValues()).
+            #expect(note.changedValues().isEmpty)
+            #expect(note.isUpdated)
             context.processPendingChanges()
         }
         let updated = try #require(announced.notifications.last?.userInfo?[ManagedObjectContext.NotificationKey.updatedObjects.rawValue] as? Set<ManagedObject>)
@@ -225,5 +229,46 @@ struct TransientAttributeTests {
                     ExpressionDescription(name: "total", expression: .sum("score"), resultType: .integer64))])
             }
         }
+    }
+    /// A save that meets a row changed elsewhere resolves the conflict by
+    /// property; transient values are the context's own and stay.
+    @Test(arguments: StoreKind.allCases) func conflictResolutionKeepsTransientValues(store: StoreKind) throws {
+        let (coordinator, _) = try Self.stack(store)
+        let mine = Self.context(coordinator)
+        mine.mergePolicy = .mergeByPropertyObjectTrump
+        let note = try mine.performAndWait {
+            let note = Note(context: mine)
+            note.text = "first"
+            try mine.save()
+            return note
+        }
+        let id = mine.performAndWait { note.objectID }
+        let theirs = Self.context(coordinator)
+        try theirs.performAndWait {
+            let copy = try #require(try theirs.existingObject(with: id) as? Note)
+            copy.rank = 7
+            try theirs.save()
+        }
+        try mine.performAndWait {
+            note.isExpanded = true
+            note.text = "second"
+            try mine.save()
+            #expect(note.isExpanded, "the transient value survives the resolution")
+            #expect(note.rank == 7 && note.text == "second")
+            mine.rollback()
+            #expect(note.isExpanded, "and is the committed one")
+        }
+    }
+
+    @Test func aDerivationCannotReadATransientAttribute() throws {
+        final class Shelf: ManagedObject {
+            @Relationship(inverse: \Box.shelf) var boxes: Set<Box>
+            @Derived(sum: \Shelf.boxes, of: \Box.weight) var weight: Int
+        }
+        final class Box: ManagedObject {
+            @Attribute(.transient) var weight = 0
+            @Relationship var shelf: Shelf?
+        }
+        #expect(throws: ModelError.self) { try ManagedObjectModel(entities: [Shelf.self, Box.self]) }
     }
 }

@@ -132,11 +132,14 @@ struct ValidationTests {
             #expect(order.filter { $0.hasPrefix("validateFor") } == [
                 "validateForInsert added", "validateForUpdate kept", "validateForDelete gone",
             ])
-            // validateValue runs for each property of inserted and updated
-            // objects (the default implementation calls it), not for deleted ones.
+            // validateValue runs for each attribute of inserted and updated
+            // objects (the default implementation calls it), not for deleted
+            // ones; for relationships, of an updated object only the changed.
             #expect(log.calls.contains("validateValue added.title"))
+            #expect(log.calls.contains("validateValue added.tickets"))
             #expect(log.calls.contains("validateValue kept.note"))
-            #expect(log.calls.contains("validateValue kept.tickets"))
+            #expect(log.calls.contains("validateValue kept.title"))
+            #expect(!log.calls.contains("validateValue kept.tickets"))
             #expect(!log.calls.contains("validateValue gone.title"))
         }
     }
@@ -174,9 +177,8 @@ struct ValidationTests {
                 Issue.record("expected the aggregate error, got \(error)")
                 return
             }
-            // The first object fails twice (its title, its dates), the second
-            // once (its empty title is fine: "second"): validateValue's error
-            // names the key.
+            // The first object fails twice (its empty title, its dates); the
+            // second, titled, passes. validateValue's error names the key.
             #expect(Set(errors) == [
                 .rejected(entity: "Event", property: "title", error: EventError.emptyTitle),
                 .rejected(entity: "Event", property: nil, error: EventError.endsBeforeStart),

@@ -174,7 +174,7 @@ struct FormatParser {
             let position = current.position
             let pattern = try stringValue()
             if op == .matches, FormatSemantics.regularExpression(
-                FormatSemantics.fold(pattern, options), caseInsensitive: options.contains(.caseInsensitive)) == nil {
+                FormatSemantics.matchPattern(pattern, options), caseInsensitive: options.contains(.caseInsensitive)) == nil {
                 throw .invalidRegularExpression(position: position, pattern: pattern)
             }
             return .string(quantifier, lhs, op, options, pattern: pattern)

@@ -60,6 +60,12 @@ enum FormatSemantics {
         return matches(text, op, options, pattern: pattern)
     }
 
+    /// A MATCHES pattern as the expression is built from it: diacritics
+    /// removed for `[d]`, case left to the expression's own option.
+    static func matchPattern(_ pattern: String, _ options: FormatStringOptions) -> String {
+        fold(pattern, options.subtracting(.caseInsensitive))
+    }
+
     static func matches(_ text: String, _ op: FormatStringOperator, _ options: FormatStringOptions, pattern: String) -> Bool {
         let text = fold(text, options), folded = fold(pattern, options)
         switch op {
@@ -68,7 +74,10 @@ enum FormatSemantics {
         case .contains: return folded.isEmpty || text.contains(folded)
         case .like: return like(Array(text), Array(folded))
         case .matches:
-            guard let regex = regularExpression(folded, caseInsensitive: options.contains(.caseInsensitive)) else { return false }
+            // The pattern is not case-folded (that would turn `\W` into
+            // `\w`): the expression ignores case itself.
+            guard let regex = regularExpression(matchPattern(pattern, options), caseInsensitive: options.contains(.caseInsensitive))
+            else { return false }
             let range = NSRange(text.startIndex..., in: text)
             return regex.firstMatch(in: text, options: [], range: range) != nil
         }

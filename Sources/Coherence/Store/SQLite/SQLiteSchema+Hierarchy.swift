@@ -116,6 +116,14 @@ extension SQLiteSchema {
         return entity.indexes.filter { !parent.indexes.contains($0) }
     }
 
+    /// The uniqueness constraints to index for `entity`: those its parent
+    /// entity does not already declare (the parent's index covers the
+    /// hierarchy).
+    static func ownConstraints(_ entity: EntityDescription) -> [[String]] {
+        guard let parent = entity.superentity else { return entity.uniquenessConstraints }
+        return entity.uniquenessConstraints.filter { !parent.uniquenessConstraints.contains($0) }
+    }
+
     /// Creates `root`'s table for its whole hierarchy, with its indexes,
     /// join tables and key counter, if they do not exist yet.
     static func createHierarchyTable(_ root: EntityDescription, in db: Database) throws {

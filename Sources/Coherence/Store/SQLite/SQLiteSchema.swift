@@ -112,15 +112,24 @@ enum SQLiteSchema {
         "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))"
     }
 
-    /// The fetch indexes in the file.
-    private static func fetchIndexNames(in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *'")
+    /// The name of a uniqueness constraint's index
+    /// (``ManagedObject/uniquenessConstraints``): `ZUNIQUE Entity(a,b)`.
+    static func uniqueIndexName(_ entity: String, _ attributes: [String]) -> String {
+        "ZUNIQUE \(entity)(\(attributes.joined(separator: ",")))"
     }
 
-    /// Drops the fetch indexes `model` does not declare: before a migration,
-    /// which cannot drop or change a column an index still uses.
+    /// The fetch and uniqueness indexes in the file.
+    private static func fetchIndexNames(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND (name GLOB 'ZFETCHINDEX *' OR name GLOB 'ZUNIQUE *')")
+    }
+
+    /// Drops the fetch and uniqueness indexes `model` does not declare:
+    /// before a migration, which cannot drop or change a column an index
+    /// still uses (and a constraint the model dropped must no longer hold).
     static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
-        let declared = Set(model.entities.flatMap { entity in ownIndexes(entity).map { fetchIndexName(entity.name, $0) } })
+        let declared = Set(model.entities.flatMap { entity in
+            ownIndexes(entity).map { fetchIndexName(entity.name, $0) } + ownConstraints(entity).map { uniqueIndexName(entity.name, $0) }
+        })
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
             try db.execute(sql: "DROP INDEX \(quote(name))")
         }
@@ -138,11 +147,16 @@ enum SQLiteSchema {
                 try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
-            for constraint in entity.uniquenessConstraints where !(entity.superentity?.uniquenessConstraints.contains(constraint) ?? false) {
-                let name = quote("ZUNIQUE \(entity.name)(\(constraint.joined(separator: ",")))")
+            for constraint in ownConstraints(entity) {
+                let name = quote(uniqueIndexName(entity.name, constraint))
                 // A sub-entity's constraint covers its rows only.
                 let partial = entityRestriction(entity, subentities: true, alias: nil).map { " WHERE \($0)" } ?? ""
-                try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))\(partial)")
+                do {
+                    try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))\(partial)")
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw StoreError.incompatibleModel(
+                        reason: "rows of \(entity.name) already share values of the uniqueness constraint \(constraint.joined(separator: ", "))")
+                }
             }
         }
         try SQLiteCollations.reindexIfTheOrderChanged(in: db)

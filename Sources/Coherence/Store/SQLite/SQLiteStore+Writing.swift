@@ -59,6 +59,39 @@ extension SQLiteStore {
                 for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)
             let mapping = result.permanentIDs
             result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
+            var conflicts: [StoreConflictError.Conflict] = []
+            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
+                if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db), current.version != delete.baseVersion {
+                    conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
+                    continue
+                }
+                try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
+            }
+            // Rows this save deletes or rewrites give up their constrained
+            // values first, so that the unique indexes accept values moved
+            // between rows (a deleted row's email on a new one, two swapped
+            // handles): the check above already saw the final state.
+            for update in request.updated where !update.entity.uniquenessConstraints.isEmpty {
+                let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLiteSchema.quote($0)) = NULL" }
+                try db.cachedStatement(sql: "UPDATE \(SQLiteSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?")
+                    .execute(arguments: [update.objectID.key])
+            }
+            for update in request.updated {
+                guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
+                let values = try remappedForSave(update.values, entity: update.entity, mapping)
+                guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
+                                                  expectedVersion: update.baseVersion, in: db) else {
+                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
+                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
+                    continue
+                }
+                try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
+                result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
+                                                             version: version)
+            }
+            // A conflict undoes everything; thrown before inserting, whose
+            // values a row that was not deleted may still hold.
+            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             var insertStatements: [ObjectIdentifier: Statement] = [:]
             var last: (entity: EntityDescription, statement: Statement)?
             for insert in request.inserted {
@@ -77,28 +110,6 @@ extension SQLiteStore {
                 try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
             }
-            var conflicts: [StoreConflictError.Conflict] = []
-            for update in request.updated {
-                guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
-                let values = try remappedForSave(update.values, entity: update.entity, mapping)
-                guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
-                                                  expectedVersion: update.baseVersion, in: db) else {
-                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
-                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
-                    continue
-                }
-                try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
-                result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
-                                                             version: version)
-            }
-            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
-                if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db), current.version != delete.baseVersion {
-                    conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
-                    continue
-                }
-                try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
-            }
-            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             return result
         }
     }

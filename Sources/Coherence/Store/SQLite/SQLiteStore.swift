@@ -3,8 +3,9 @@ internal import GRDB
 internal import GRDBSQLite
 
 /// The default store: one SQLite file in WAL mode, so reads run while a save
-/// is writing. Saves are single transactions. See ``SQLiteSchema`` for the
-/// tables.
+/// is writing. Saves are single transactions. Each entity is a table with its
+/// primary key (`Z_PK`), a row version (`Z_OPT`), a column per attribute and
+/// per to-one relationship, plus a join table per many-to-many relationship.
 ///
 /// Opening checks the file before writing anything: a file that is not an
 /// SQLite database, an SQLite database that Coherence did not create, or a
@@ -185,9 +186,9 @@ public final class SQLiteStore: PersistentStore {
         values.reserveCapacity(entity.propertyCount)
         var column = first + 2
         for (index, slot) in entity.attributeSlots.enumerated() {
-            if entity.attributes[index].isTransient {
+            if let transient = slot.transientValue {
                 // No column: a loaded object has the declared initial value.
-                values.append(entity.attributes[index].defaultValue ?? .null)
+                values.append(transient)
                 continue
             }
             do {
