@@ -11,7 +11,7 @@ import Foundation
 /// (Core Data's `superentity`): it has the parent's attributes first, at the
 /// parent's indexes, then its own, then the parent's relationships, then its
 /// own. A parent's relationship therefore sits further along in a sub-entity
-/// that adds attributes; ``localIndex(_:declaredWithAttributeCount:)``
+/// that adds attributes; `localIndex(_:declaredWithAttributeCount:)`
 /// translates.
 public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The entity name: the class name.
