@@ -26,9 +26,16 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The direct sub-entities, in model order, as Core Data's
     /// `NSEntityDescription.subentities`.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/subentities>
-    public var subentities: [EntityDescription] { _subentities }
+    public var subentities: [EntityDescription] { _subentities.compactMap(\.entity) }
     // Set once, while the model is being built, before anyone can read it.
-    @exclusivity(unchecked) nonisolated(unsafe) private(set) var _subentities: [EntityDescription] = []
+    // Not owning: a child owns its parent (`superentity`), and the model owns
+    // them all; owning both ways would keep every such model alive.
+    @exclusivity(unchecked) nonisolated(unsafe) private var _subentities: [WeakEntity] = []
+
+    /// A sub-entity, not owned.
+    private struct WeakEntity {
+        weak var entity: EntityDescription?
+    }
     /// Whether the entity is abstract (``ManagedObject/isAbstract``): it has
     /// no objects of its own; inserting one traps.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
@@ -103,12 +110,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for relationship in relationships { byName[relationship.name] = relationship.index }
         indexByName = byName
         prototypeHasEveryValue = attributes.allSatisfy { $0.access.currentSwiftValue(of: prototype) != nil }
-        superentity?._subentities.append(self)
+        superentity?._subentities.append(WeakEntity(entity: self))
     }
 
     /// This entity and all of its sub-entities, depth first.
     public var selfAndDescendants: [EntityDescription] {
-        [self] + _subentities.flatMap(\.selfAndDescendants)
+        [self] + subentities.flatMap(\.selfAndDescendants)
     }
 
     /// Whether an object of `entity` is one a fetch of this entity returns:

@@ -95,7 +95,20 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// declared by two of them (siblings) must mean the same kind of column.
     private static func checkSharedColumns(_ root: EntityDescription) throws(ModelError) {
         var kinds: [String: (entity: String, kind: String)] = [:]
+        var ownToOne: [String: String] = [:]
         for entity in root.selfAndDescendants {
+            // Two entities that each declare a to-one relationship of one name
+            // would share its column, and the inverse side could not tell
+            // their rows apart: refused (a parent may declare it for both).
+            for relationship in entity.relationships where !relationship.isToMany
+                && entity.superentity?.relationship(named: relationship.name) == nil {
+                if let other = ownToOne[relationship.name] {
+                    throw .conflictingSubentityProperty(
+                        entity: entity.name, property: relationship.name,
+                        reason: "\(other) declares a to-one relationship of the same name; declare it once, on their common parent")
+                }
+                ownToOne[relationship.name] = entity.name
+            }
             for attribute in entity.attributes {
                 let kind = attribute.isTransient ? "a transient attribute" : "an attribute of type \(attribute.attributeType)"
                 if let known = kinds[attribute.name], known.kind != kind {

@@ -188,12 +188,13 @@ struct AttributeSlotEntry: Sendable {
     /// children, reads as NaN too). An optional attribute's NaN reads back
     /// as `nil`.
     let readsNullAsNaN: Bool
-    /// For a transient attribute, which has no column, the value a loaded
-    /// object gets (its initial value); `nil` for a stored attribute.
-    let transientValue: StoreValue?
+    /// Whether the attribute is transient (it has no column). A Bool, not
+    /// the initial value: an entry must stay plain data, copied without
+    /// retains on every row.
+    let isTransient: Bool
 
     init(_ attribute: AttributeDescription) {
-        transientValue = attribute.isTransient ? attribute.defaultValue ?? .null : nil
+        isTransient = attribute.isTransient
         kind = attribute.slotKind
         attributeType = attribute.attributeType
         storageOffset = attribute.storageOffset

@@ -88,6 +88,7 @@ struct SQLiteMigration {
     var isEmpty: Bool { steps.isEmpty }
 
     init(from old: StoredModel, to model: ManagedObjectModel) throws(StoreError) {
+        try Self.checkHierarchies(from: old, to: model)
         var remaining = Dictionary(uniqueKeysWithValues: old.entities.map { ($0.name, $0) })
         // The new name of each old entity, to tell renamed destinations from changed ones.
         var renamedEntities: [String: String] = [:]

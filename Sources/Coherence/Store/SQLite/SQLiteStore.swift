@@ -186,9 +186,9 @@ public final class SQLiteStore: PersistentStore {
         values.reserveCapacity(entity.propertyCount)
         var column = first + 2
         for (index, slot) in entity.attributeSlots.enumerated() {
-            if let transient = slot.transientValue {
+            if slot.isTransient {
                 // No column: a loaded object has the declared initial value.
-                values.append(transient)
+                values.append(entity.attributes[index].defaultValue ?? .null)
                 continue
             }
             do {
