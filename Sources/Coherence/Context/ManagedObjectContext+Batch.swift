@@ -41,7 +41,8 @@ extension ManagedObjectContext {
             let saved = try scratch.saveChanges()
             // Duplicates merged into stored objects (an upsert) count as those.
             let affected = entity.constraintIndexes.isEmpty ? objects.map(\.objectID)
-                : (saved.objectIDs.inserted.union(saved.objectIDs.updated)).filter { $0.entityName == entity.name }.sorted { $0.key < $1.key }
+                : (saved.objectIDs.inserted.union(saved.objectIDs.updated)).filter { id in
+                    self.coordinator.managedObjectModel.entity(for: id.objectClass)?.rootEntity === entity.rootEntity }.sorted { $0.key < $1.key }
             return BatchResult(affected: affected, saved: saved, type: request.resultType)
         }
     }

@@ -99,9 +99,11 @@ extension ManagedObjectContext {
         var values: [String: StoreValue] = [:]
         for (name, value) in zip(conflict.constraint, conflict.values) { values[name] = value }
         let stored = conflict.stored.map { snapshot in
+            // Named by the row's own entity (a sub-entity's row has more properties).
+            let rowEntity = coordinator.managedObjectModel.entity(for: snapshot.objectID.objectClass) ?? entity
             var result: [String: StoreValue] = [:]
-            for index in 0..<entity.propertyCount where snapshot.values[index] != .toManyFault {
-                result[entity.propertyName(at: index)] = snapshot.values[index]
+            for index in 0..<rowEntity.propertyCount where snapshot.values[index] != .toManyFault {
+                result[rowEntity.propertyName(at: index)] = snapshot.values[index]
             }
             return result
         }

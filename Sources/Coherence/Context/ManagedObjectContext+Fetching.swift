@@ -93,8 +93,11 @@ extension ManagedObjectContext {
         return try objects.map { object in
             guard let snapshot = object._snapshot ?? _committedSnapshot(of: object) else { return [:] }
             var dictionary: [String: Any] = [:]
+            // A sub-entity's object holds the parent's relationships further on.
+            let own = object._entity
             for (name, index) in zip(names, indexes) {
-                let value = snapshot.values[index]
+                let value = snapshot.values[own === entity || own == nil ? index
+                    : own!.localIndex(index, declaredWithAttributeCount: entity.attributes.count)]
                 if entity.relationship(at: index) != nil {
                     if case .objectID(let id) = value { dictionary[name] = id }
                 } else if value != .null {

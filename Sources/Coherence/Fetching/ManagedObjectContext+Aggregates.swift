@@ -64,7 +64,16 @@ extension ManagedObjectContext {
             committed.sortDescriptors = []
             committed.fetchLimit = 0
             committed.fetchOffset = 0
-            let snapshots = try fetch(committed).compactMap { $0._snapshot ?? _committedSnapshot(of: $0) }
+            // Values in the fetched entity's order: a sub-entity's object
+            // holds the parent's relationships further on.
+            let snapshots = try fetch(committed).compactMap { object -> Snapshot? in
+                guard let snapshot = object._snapshot ?? _committedSnapshot(of: object) else { return nil }
+                guard let own = object._entity, own !== entity else { return snapshot }
+                let values = (0..<entity.propertyCount).map {
+                    snapshot.values[own.localIndex($0, declaredWithAttributeCount: entity.attributes.count)]
+                }
+                return Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
+            }
             rows = plan.rows(of: snapshots)
         }
         return try rows.map { row in

@@ -48,10 +48,44 @@ extension SQLiteStore: AggregatingStore {
             arguments += [(plan.fetchLimit > 0 ? plan.fetchLimit : -1).databaseValue, plan.fetchOffset.databaseValue]
         }
         return try read { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values: arguments)).map { row in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values: arguments)).map { row in
                 try plan.columns.indices.map { try value(row[$0] as DatabaseValue, of: plan.columns[$0], entity: entity) }
             }
+            return try concreteDestinations(rows, plan: plan, in: db)
         }
+    }
+
+    /// `rows` with each to-one destination whose entity has sub-entities
+    /// named by its row's concrete entity (the column holds only the key).
+    private func concreteDestinations(_ rows: [[StoreValue]], plan: AggregatePlan, in db: Database) throws -> [[StoreValue]] {
+        var rows = rows
+        for (position, column) in plan.columns.enumerated() {
+            let index: Int
+            switch column.kind {
+            case .property(let at), .aggregate(.min, let at), .aggregate(.max, let at): index = at
+            default: continue
+            }
+            guard let relationship = plan.entity.relationship(at: index), relationship.destinationHasSubentities else { continue }
+            let keys = Set(rows.compactMap { row -> Int64? in
+                if case .objectID(let id) = row[position] { return id.key } else { return nil }
+            })
+            guard !keys.isEmpty else { continue }
+            let table = SQLiteSchema.table(named: relationship.destinationRootEntityName)
+            var classes: [Int64: ManagedObject.Type] = [:]
+            for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(Array(keys)[$0..<min($0 + 500, keys.count)]) }) {
+                let sql = "SELECT \(SQLiteSchema.quote(SQLiteSchema.primaryKey)), \(SQLiteSchema.quote(SQLiteSchema.entityColumn)) FROM \(table) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) {
+                    let name: String? = row[1]
+                    if let type = name.flatMap({ model.entitiesByName[$0]?.managedObjectClass }) { classes[row[0]] = type }
+                }
+            }
+            for row in rows.indices {
+                if case .objectID(let id) = rows[row][position], let type = classes[id.key] {
+                    rows[row][position] = .objectID(makeObjectID(type, key: id.key))
+                }
+            }
+        }
+        return rows
     }
 
     private func columnSQL(_ index: Int, _ entity: EntityDescription) -> String {

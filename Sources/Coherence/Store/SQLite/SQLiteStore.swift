@@ -241,7 +241,10 @@ public final class SQLiteStore: PersistentStore {
         guard objectID.storeNumber == storeNumber else { return nil }
         let entity = try entity(of: objectID)
         return try read { db in
-            guard let snapshot = try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [objectID.key], entity: entity).first
+            // In a hierarchy, the row must be of the ID's entity (an ID naming
+            // a parent for a sub-entity's row names no object).
+            guard let snapshot = try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [objectID.key], entity: entity).first,
+                  !entity.isInHierarchy || snapshot.objectID == objectID
             else { return nil }
             noteRowsRead(1)
             return snapshot
@@ -342,13 +345,15 @@ public final class SQLiteStore: PersistentStore {
             byEntity[ObjectIdentifier(entity), default: (entity, [])].1.append(id.key)
         }
         guard !byEntity.isEmpty else { return [] }
+        let wanted = byEntity.values.contains { $0.0.isInHierarchy } ? Set(objectIDs) : []
         return try read { db in
             var snapshots: [Snapshot] = []
             for (entity, keys) in byEntity.values {
                 for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
                     let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
-                    snapshots += try self.snapshots(db.makeStatement(sql: sql), arguments: StatementArguments(keys: chunk), entity: entity)
+                    let read = try self.snapshots(db.makeStatement(sql: sql), arguments: StatementArguments(keys: chunk), entity: entity)
+                    snapshots += entity.isInHierarchy ? read.filter { wanted.contains($0.objectID) } : read
                 }
             }
             noteRowsRead(snapshots.count)
