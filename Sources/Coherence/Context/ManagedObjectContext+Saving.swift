@@ -324,11 +324,11 @@ extension ManagedObjectContext {
         // The inserted objects, then the changed ones not inserted (without
         // building their union: a save of many inserts hashes each once).
         for object in tracker.inserted where !object.isDeleted && object._contextRef === self {
-            errors += object._graphErrors(in: self)
+            object._graphErrors(in: self, into: &errors)
             validate(object, ManagedObject.validateForInsert)
         }
         for object in tracker.changedObjects where !object.isInserted && !object.isDeleted && object._contextRef === self {
-            errors += object._graphErrors(in: self)
+            object._graphErrors(in: self, into: &errors)
             validate(object, ManagedObject.validateForUpdate)
         }
         // Objects still pointing at a deleted one (left so by `.noAction`).

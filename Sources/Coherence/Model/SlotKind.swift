@@ -192,9 +192,12 @@ struct AttributeSlotEntry: Sendable {
     /// the initial value: an entry must stay plain data, copied without
     /// retains on every row.
     let isTransient: Bool
+    /// Whether the attribute is ``Derived`` (computed, never validated).
+    let isDerived: Bool
 
     init(_ attribute: AttributeDescription) {
         isTransient = attribute.isTransient
+        isDerived = attribute.isDerived
         kind = attribute.slotKind
         attributeType = attribute.attributeType
         storageOffset = attribute.storageOffset

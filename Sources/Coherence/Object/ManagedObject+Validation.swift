@@ -6,9 +6,9 @@ extension ManagedObject {
     final func _validateProperties() throws {
         var errors: [ValidationError] = []
         if let context = _contextRef, !context.isValidatingSave {
-            errors += _graphErrors(in: context)
+            _graphErrors(in: context, into: &errors)
         }
-        errors += _valueErrors()
+        _valueErrors(into: &errors)
         if let error = ValidationError.combining(errors) { throw error }
     }
 
@@ -31,9 +31,8 @@ extension ManagedObject {
     /// relationship whose destinations are loaded (one not loaded was not
     /// changed) — of a saved object, each changed one. A value the method
     /// replaces is not stored.
-    final func _valueErrors() -> [ValidationError] {
-        guard let entity = _entity else { return [] }
-        var errors: [ValidationError] = []
+    final func _valueErrors(into errors: inout [ValidationError]) {
+        guard let entity = _entity else { return }
         func validate(_ index: Int, _ value: inout Any?) {
             let key = entity.propertyName(at: index)
             do {
@@ -44,13 +43,14 @@ extension ManagedObject {
                 errors.append(.rejected(entity: entity.name, property: key, error: error))
             }
         }
-        for (index, attribute) in entity.attributes.enumerated() where !attribute.isDerived {
-            let slot = entity.attributeSlots[index]
+        // Walked by slot (plain data, no retains); the description only for
+        // types that are not native.
+        for (index, slot) in entity.attributeSlots.enumerated() where !slot.isDerived {
             if slot.kind.native != nil {
                 // The native types, read without looking up generic metadata.
                 guard case .some(var value) = slot.swiftValue(in: self) else { continue }
                 validate(index, &value)
-            } else if let read = attribute.access.currentSwiftValue(of: self) {
+            } else if let read = entity.attributes[index].access.currentSwiftValue(of: self) {
                 var value: Any? = read
                 if case Optional<Any>.none = read { value = nil }
                 validate(index, &value)
@@ -65,20 +65,21 @@ extension ManagedObject {
             var value = _readProperty(at: relationship.index, entity: entity)
             validate(relationship.index, &value)
         }
-        return errors
     }
 
     /// The checks a save makes of every inserted and updated object: required
     /// values, values the store can take, and relationships to objects of
     /// another context or to deleted objects.
-    final func _graphErrors(in context: ManagedObjectContext) -> [ValidationError] {
-        guard let entity = _entity else { return [] }
-        var errors: [ValidationError] = []
-        for (index, attribute) in entity.attributes.enumerated() {
+    final func _graphErrors(in context: ManagedObjectContext, into errors: inout [ValidationError]) {
+        guard let entity = _entity else { return }
+        for (index, slot) in entity.attributeSlots.enumerated() {
+            if let isSet = slot.isSet(in: self) {
+                if !isSet { errors.append(.missingValue(entity: entity.name, property: entity.attributes[index].name)) }
+                continue
+            }
+            let attribute = entity.attributes[index]
             do {
-                if let isSet = entity.attributeSlots[index].isSet(in: self) {
-                    if !isSet { errors.append(.missingValue(entity: entity.name, property: attribute.name)) }
-                } else if try attribute.storeValue(of: self) == nil {
+                if try attribute.storeValue(of: self) == nil {
                     errors.append(.missingValue(entity: entity.name, property: attribute.name))
                 }
             } catch {
@@ -97,7 +98,6 @@ extension ManagedObject {
                                                  destination: "\(type(of: destination).entityName) \(id)"))
             }
         }
-        return errors
     }
 
     /// The `.deny` relationships of this (deleted) object that still have
