@@ -68,10 +68,12 @@ extension ManagedObjectContext {
             values[attribute.index] = stored
         }
         if let result = try coordinator.execute(.update(entity: entity, predicate: request.predicate?.expression,
-                                                          variable: request.predicate?.variable.key, values: values)) {
+                                                          variable: request.predicate?.variable.key, values: values,
+                                                          includesSubentities: request.includesSubentities)) {
             return BatchResult(result, type: request.resultType)
         }
-        return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, _ in
+        return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,
+                                       resultType: request.resultType) { object, _ in
             for (index, value) in values {
                 object._prepareForWriteAt(index: index)
                 try entity.attributes[index].setStoreValue(value, of: object)
@@ -90,10 +92,12 @@ extension ManagedObjectContext {
         _assertOnQueue()
         let entity = entity(for: Entity.self)
         if let result = try coordinator.execute(.delete(entity: entity, predicate: request.predicate?.expression,
-                                                          variable: request.predicate?.variable.key)) {
+                                                          variable: request.predicate?.variable.key,
+                                                          includesSubentities: request.includesSubentities)) {
             return BatchResult(result, type: request.resultType)
         }
-        return try runInScratchContext(matching: request.predicate, resultType: request.resultType) { object, scratch in
+        return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,
+                                       resultType: request.resultType) { object, scratch in
             scratch.delete(object)
         }
     }
@@ -101,13 +105,14 @@ extension ManagedObjectContext {
     /// A batch request for stores without native ones: the matching objects
     /// are changed in a scratch context (which posts nothing) and saved.
     private func runInScratchContext<Entity: ManagedObject>(
-        matching predicate: Predicate<Entity>?, resultType: BatchResultType,
+        matching predicate: Predicate<Entity>?, includesSubentities: Bool, resultType: BatchResultType,
         _ change: (Entity, ManagedObjectContext) throws -> Void
     ) throws -> BatchResult {
         let scratch = ManagedObjectContext(scratchFor: self)
         return try withExtendedLifetime(scratch) {
             var fetch = FetchRequest<Entity>(predicate: predicate)
             fetch.evaluatesPredicateInMemory = true
+            fetch.includesSubentities = includesSubentities
             let objects = try scratch.fetch(fetch)
             for object in objects { try change(object, scratch) }
             let saved = try scratch.saveChanges()

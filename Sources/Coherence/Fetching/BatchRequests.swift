@@ -51,6 +51,10 @@ public struct BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
     /// What the ``BatchResult`` carries besides the count (Core Data's
     /// `resultType`); ``BatchResultType/count`` by default.
     public var resultType: BatchResultType = .count
+    /// Whether objects of the entity's sub-entities are updated too (the
+    /// default, as Core Data's `NSBatchUpdateRequest.includesSubentities`).
+    /// <https://developer.apple.com/documentation/coredata/nsbatchupdaterequest/includessubentities>
+    public var includesSubentities = true
 
     /// A request setting `propertiesToUpdate` on every object matching
     /// `predicate` (every object of the entity when `nil`).
@@ -71,6 +75,10 @@ public struct BatchDeleteRequest<Entity: ManagedObject>: Sendable {
     /// What the ``BatchResult`` carries besides the count (Core Data's
     /// `resultType`); ``BatchResultType/count`` by default.
     public var resultType: BatchResultType = .count
+    /// Whether objects of the entity's sub-entities are deleted too (the
+    /// default, as for the fetch request Core Data's `NSBatchDeleteRequest`
+    /// is made with, whose `includesSubentities` is true by default).
+    public var includesSubentities = true
 
     /// A request deleting every object matching `predicate` (every object
     /// of the entity when `nil`).
@@ -87,9 +95,9 @@ public enum StoreBatchRequest: Sendable {
     /// Set `values` (by property index) on every row matching `predicate`
     /// (every row when `nil`), whose expression uses `variable`.
     case update(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
-                variable: PredicateExpressions.VariableID?, values: [Int: StoreValue])
+                variable: PredicateExpressions.VariableID?, values: [Int: StoreValue], includesSubentities: Bool = true)
     /// Delete every row matching `predicate` (every row when `nil`),
     /// applying delete rules.
     case delete(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
-                variable: PredicateExpressions.VariableID?)
+                variable: PredicateExpressions.VariableID?, includesSubentities: Bool = true)
 }

@@ -303,6 +303,15 @@ private struct EntityDeclaration {
                                                    reason: "only stored attributes of \(name) that are not derived can be constrained")
             }
         }
+        // "Subentities may extend a superentity's constraint": not drop it
+        // (its unique index covers the whole hierarchy).
+        if let superentity {
+            for constraint in superentity.uniquenessConstraints where !type.uniquenessConstraints.contains(constraint) {
+                throw .invalidUniquenessConstraint(
+                    entity: name, property: constraint.joined(separator: ","),
+                    reason: "a sub-entity keeps its parent \(superentity.name)'s constraints; return super.uniquenessConstraints plus its own")
+            }
+        }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, offsets: offsets, prototype: prototype,
                                  derivations: derivations, dependentDerivations: dependentDerivations,

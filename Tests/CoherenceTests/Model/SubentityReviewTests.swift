@@ -122,4 +122,48 @@ struct SubentityReviewTests {
         #expect(released == nil, "parent and child descriptions do not keep each other alive")
         #expect(child == nil)
     }
+    /// "Subentities may extend a superentity's constraint" (uniquenessConstraints):
+    /// a sub-entity that drops its parent's is refused by the model.
+    /// https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints
+    @Test func aSubentityKeepsItsParentsConstraints() throws {
+        class Member: ManagedObject {
+            override class var uniquenessConstraints: [[String]] { [["email"]] }
+            @Attribute var email = ""
+        }
+        final class Guest: Member {
+            override class var uniquenessConstraints: [[String]] { [["badge"]] }
+            @Attribute var badge = 0
+        }
+        final class Host: Member {
+            override class var uniquenessConstraints: [[String]] { super.uniquenessConstraints + [["room"]] }
+            @Attribute var room = 0
+        }
+        #expect(throws: ModelError.self) { try ManagedObjectModel(entities: [Member.self, Guest.self]) }
+        let model = try ManagedObjectModel(entities: [Member.self, Host.self])
+        #expect(model.entitiesByName["Host"]?.uniquenessConstraints == [["email"], ["room"]])
+    }
+    /// NSBatchUpdateRequest.includesSubentities: true by default; false
+    /// leaves sub-entities' rows alone (and so for batch deletes).
+    /// https://developer.apple.com/documentation/coredata/nsbatchupdaterequest/includessubentities
+    @Test(arguments: StoreKind.allCases) func batchRequestsCanLeaveSubentitiesOut(store: StoreKind) throws {
+        let context = try SubentityStack.context(store)
+        try context.performAndWait {
+            let car = Car(context: context)
+            car.name = "Sedan"
+            let sport = SportCar(context: context)
+            sport.name = "GT"
+            try context.save()
+            var update = BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 7])
+            update.includesSubentities = false
+            #expect(try context.execute(update).count == 1)
+            var delete = BatchDeleteRequest<Car>()
+            delete.includesSubentities = false
+            #expect(try context.execute(delete).count == 1)
+            context.reset()
+            let left = try context.fetch(FetchRequest<Car>())
+            #expect(left.map(\.name) == ["GT"])
+            #expect(left.map(\.seats) == [4], "the sub-entity's row was not updated")
+            #expect(try context.execute(BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 2])).count == 1, "included by default")
+        }
+    }
 }

@@ -114,8 +114,11 @@ enum SQLiteSchema {
 
     /// The name of a uniqueness constraint's index
     /// (``ManagedObject/uniquenessConstraints``): `ZUNIQUE Entity(a,b)`.
-    static func uniqueIndexName(_ entity: String, _ attributes: [String]) -> String {
-        "ZUNIQUE \(entity)(\(attributes.joined(separator: ",")))"
+    /// A sub-entity's index covers its own rows and its descendants', which
+    /// its name lists, so that a model with more sub-entities gets a new one.
+    static func uniqueIndexName(_ entity: EntityDescription, _ attributes: [String]) -> String {
+        let covered = entity.superentity == nil ? "" : " [" + entity.selfAndDescendants.map(\.name).joined(separator: ",") + "]"
+        return "ZUNIQUE \(entity.name)(\(attributes.joined(separator: ",")))\(covered)"
     }
 
     /// The fetch and uniqueness indexes in the file.
@@ -128,7 +131,7 @@ enum SQLiteSchema {
     /// still uses (and a constraint the model dropped must no longer hold).
     static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
         let declared = Set(model.entities.flatMap { entity in
-            ownIndexes(entity).map { fetchIndexName(entity.name, $0) } + ownConstraints(entity).map { uniqueIndexName(entity.name, $0) }
+            ownIndexes(entity).map { fetchIndexName(entity.name, $0) } + ownConstraints(entity).map { uniqueIndexName(entity, $0) }
         })
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
             try db.execute(sql: "DROP INDEX \(quote(name))")
@@ -148,7 +151,7 @@ enum SQLiteSchema {
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
             for constraint in ownConstraints(entity) {
-                let name = quote(uniqueIndexName(entity.name, constraint))
+                let name = quote(uniqueIndexName(entity, constraint))
                 // A sub-entity's constraint covers its rows only.
                 let partial = entityRestriction(entity, subentities: true, alias: nil).map { " WHERE \($0)" } ?? ""
                 do {

@@ -27,8 +27,9 @@ extension SQLiteStore {
                 destinations.formUnion(try recomputeDerived(parents, in: db))
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
             }
-        case .update(let entity, let predicate, let variable, let values):
-            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
+        case .update(let entity, let predicate, let variable, let values, let includesSubentities):
+            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
+                                                         subentities: includesSubentities)
             let version = SQLiteSchema.quote(SQLiteSchema.version)
             let bound = values.keys.sorted().map { (index: $0, argument: values[$0]!.sqlArgument) }
             let assignments = ["\(version) = \(version) + 1"] + bound.map {
@@ -46,8 +47,9 @@ extension SQLiteStore {
                 let derived = try recomputeDerived(parentsBefore, in: db)
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
             }
-        case .delete(let entity, let predicate, let variable):
-            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable)
+        case .delete(let entity, let predicate, let variable, let includesSubentities):
+            let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
+                                                         subentities: includesSubentities)
             return try write { db in
                 let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(SQLiteSchema.table(entity)) AS t0\(condition)",
                                               arguments: arguments)
@@ -78,9 +80,9 @@ extension SQLiteStore {
 
     /// ` WHERE …` for a predicate over alias `t0`, or nothing.
     private func whereClause(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
-                             variable: PredicateExpressions.VariableID?) throws -> (String, StatementArguments) {
-        // A request of a parent entity covers its sub-entities, as a fetch does.
-        let restriction = SQLiteSchema.entityRestriction(entity, subentities: true)
+                             variable: PredicateExpressions.VariableID?, subentities: Bool) throws -> (String, StatementArguments) {
+        // A request of a parent entity covers its sub-entities unless told not to, as a fetch does.
+        let restriction = SQLiteSchema.entityRestriction(entity, subentities: subentities)
         guard let predicate, let variable else { return (restriction.map { " WHERE \($0)" } ?? "", []) }
         var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
         let condition = try compiler.condition(for: predicate, variable: variable)
