@@ -17,7 +17,10 @@ extension ManagedObjectContext {
             throw MergeError(conflicts: [], constraintConflicts: error.conflicts.map(constraintConflict))
         }
         let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite
-        for (conflict, survivor) in zip(error.conflicts, survivors.map { $0! }) {
+        for conflict in error.conflicts {
+            // Chosen again among the objects an earlier conflict did not
+            // merge away (two constraints may involve one object).
+            guard let survivor = survivor(of: conflict) else { continue }
             // Merging reads the survivor's relationships: load it first.
             if survivor.isFault { _fulfillFault(survivor) }
             // Insertion order: temporary IDs are handed out in sequence.
@@ -42,7 +45,7 @@ extension ManagedObjectContext {
     /// the first inserted. `nil` when the conflict cannot be resolved: a
     /// saved object was changed to equal another.
     private func survivor(of conflict: StoreConstraintError.Conflict) -> ManagedObject? {
-        let members = conflict.objectIDs.compactMap { registered[$0] }
+        let members = conflict.objectIDs.compactMap { registered[$0] }.filter { !$0.isDeleted }
         let saved = members.filter { !$0.isInserted }
         if let stored = conflict.stored {
             return saved.isEmpty ? object(with: stored.objectID) : nil

@@ -391,4 +391,52 @@ struct UniquenessConstraintTests {
         let third = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Constrained.self]))
         #expect(throws: StoreError.self) { try third.addPersistentStore(.sqlite(url)) }
     }
+    /// A save that meets a row changed elsewhere still sees that row's
+    /// constrained values, whatever the store does to let values move.
+    @Test func anOptimisticLockingConflictKeepsConstrainedValues() throws {
+        let coordinator = try Self.coordinator(.sqlite)
+        let mine = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        let account = try mine.performAndWait {
+            let account = Account(context: mine)
+            account.email = "ada@example.com"
+            account.name = "Ada"
+            try mine.save()
+            return account
+        }
+        let id = mine.performAndWait { account.objectID }
+        let theirs = Self.context(coordinator, .error)
+        try theirs.performAndWait {
+            let copy = try #require(try theirs.existingObject(with: id) as? Account)
+            copy.region = "eu"
+            try theirs.save()
+        }
+        try mine.performAndWait {
+            account.name = "Ada L."
+            try mine.save()
+            #expect(account.email == "ada@example.com")
+            #expect(account.region == "eu")
+        }
+        let stored = try Self.accounts(coordinator)
+        #expect(stored.map(\.email) == ["ada@example.com"], "the email was not lost to the conflict")
+    }
+
+    /// Two constraints that share an object: the second conflict's survivor
+    /// is chosen among the objects the first did not merge away.
+    @Test(arguments: StoreKind.allCases) func conflictsOnTwoConstraintsLoseNoInsertion(store: StoreKind) throws {
+        let coordinator = try Self.coordinator(store)
+        let context = Self.context(coordinator, .mergeByPropertyObjectTrump)
+        try context.performAndWait {
+            for (email, handle, name) in [("x@example.com", "h", "A"), ("x@example.com", "k", "B"), ("y@example.com", "k", "C")] {
+                let account = Account(context: context)
+                account.email = email
+                account.region = "eu"
+                account.handle = handle
+                account.name = name
+            }
+            try context.save()
+        }
+        let emails = try Self.accounts(coordinator).compactMap(\.email)
+        #expect(emails.contains("y@example.com"), "C's values were merged, not lost with a deleted survivor")
+        #expect(Set(emails).count == emails.count)
+    }
 }

@@ -166,4 +166,29 @@ struct SubentityReviewTests {
             #expect(try context.execute(BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 2])).count == 1, "included by default")
         }
     }
+    /// Renaming identifiers left from an earlier migration (usual Core Data
+    /// practice) do not make an unchanged hierarchy's store refuse to open.
+    @Test func staleRenamingIdentifiersDoNotBlockAHierarchy() throws {
+        class Pet: ManagedObject {
+            override class var propertyRenamingIdentifiers: [String: String] { ["name": "title"] }
+            @Attribute var name = ""
+        }
+        final class Cat: Pet {
+            @Attribute var lives = 9
+        }
+        let url = TestFiles.newURL("renames.sqlite")
+        for _ in 0..<2 {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Pet.self, Cat.self]))
+            try coordinator.addPersistentStore(.sqlite(url))
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            try context.performAndWait {
+                Cat(context: context).name = "Tom"
+                try context.save()
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Pet.self, Cat.self]))
+        try coordinator.addPersistentStore(.sqlite(url))
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        #expect(try reader.performAndWait { try reader.count(for: FetchRequest<Cat>()) } == 2)
+    }
 }

@@ -16,7 +16,12 @@ extension SQLiteMigration {
                 throw refuse("\(entity.name) (formerly \(renamed)) is part of an entity hierarchy; renaming such entities is not supported by lightweight migration")
             }
             guard let previous = oldEntities[entity.name] else { continue }
-            let renames = entity.managedObjectClass.propertyRenamingIdentifiers
+            // Only renames that take effect now (identifiers left from an
+            // earlier migration, or inherited from a parent, do not).
+            let oldNames = Set(previous.attributes.map(\.name) + previous.relationships.map(\.name))
+            let renames = entity.managedObjectClass.propertyRenamingIdentifiers.filter { new, old in
+                oldNames.contains(old) && !oldNames.contains(new)
+            }
             if !renames.isEmpty {
                 throw refuse("\(entity.name) renames properties (\(renames.keys.sorted().joined(separator: ", "))) in an entity hierarchy; not supported by lightweight migration")
             }

@@ -71,11 +71,19 @@ extension SQLiteStore {
             // values first, so that the unique indexes accept values moved
             // between rows (a deleted row's email on a new one, two swapped
             // handles): the check above already saw the final state.
+            // Only rows still at the version the save read are cleared; any
+            // other is a conflict, reported with its values untouched, and
+            // nothing more is written.
             for update in request.updated where !update.entity.uniquenessConstraints.isEmpty {
                 let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLiteSchema.quote($0)) = NULL" }
-                try db.cachedStatement(sql: "UPDATE \(SQLiteSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ?")
-                    .execute(arguments: [update.objectID.key])
+                try db.cachedStatement(sql: "UPDATE \(SQLiteSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? AND \(SQLiteSchema.quote(SQLiteSchema.version)) = ?")
+                    .execute(arguments: [update.objectID.key, update.baseVersion])
+                if db.changesCount == 0 {
+                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
+                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
+                }
             }
+            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             for update in request.updated {
                 guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
                 let values = try remappedForSave(update.values, entity: update.entity, mapping)
