@@ -56,8 +56,8 @@ extension ManagedObjectContext {
         case 0:
             return members.min { $0.objectID.key < $1.objectID.key }
         case 1:
-            let committed = saved[0]._snapshot.map { snapshot in indexes.map { UniquenessCheck.ExactValue(snapshot.values[$0]) } }
-            return committed == conflict.values.map(UniquenessCheck.ExactValue.init) ? saved[0] : nil
+            let committed = saved[0]._snapshot.map { snapshot in indexes.map { ExactValue(snapshot.values[$0]) } }
+            return committed == conflict.values.map(ExactValue.init) ? saved[0] : nil
         default:
             return nil
         }

@@ -179,22 +179,3 @@ struct AggregatePlan {
         }
     }
 }
-
-/// A value compared as SQL's default `BINARY` collation compares it, for
-/// grouping and distinct rows: strings by their exact UTF-8 bytes (a
-/// composed and a decomposed "é" are two groups, though Swift's `==` finds
-/// them equal).
-struct ExactValue: Hashable {
-    private let value: StoreValue
-    private let bytes: [UInt8]?
-
-    init(_ value: StoreValue) {
-        if case .string(let string) = value {
-            self.value = .null
-            bytes = Array(string.utf8)
-        } else {
-            self.value = value
-            bytes = nil
-        }
-    }
-}

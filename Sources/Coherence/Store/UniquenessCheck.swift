@@ -103,29 +103,4 @@ enum UniquenessCheck {
         while let parent = owner.superentity, parent.uniquenessConstraints.contains(constraint) { owner = parent }
         return owner
     }
-
-    /// A value compared as SQLite's unique index compares it: strings by
-    /// their bytes (Swift's `==` would equate canonically equivalent ones).
-    struct ExactValue: Hashable {
-        let value: StoreValue
-
-        init(_ value: StoreValue) {
-            self.value = value
-        }
-
-        static func == (lhs: ExactValue, rhs: ExactValue) -> Bool {
-            if case .string(let left) = lhs.value, case .string(let right) = rhs.value {
-                return left.utf8.elementsEqual(right.utf8)
-            }
-            return lhs.value == rhs.value
-        }
-
-        func hash(into hasher: inout Hasher) {
-            if case .string(let text) = value {
-                for byte in text.utf8 { hasher.combine(byte) }
-            } else {
-                hasher.combine(value)
-            }
-        }
-    }
 }

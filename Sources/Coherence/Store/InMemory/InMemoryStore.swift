@@ -73,16 +73,16 @@ public final class InMemoryStore: PersistentStore {
             }
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             // Each constraint's stored values, indexed once per save.
-            var lookups: [String: [[UniquenessCheck.ExactValue]: [Snapshot]]] = [:]
+            var lookups: [String: [[ExactValue]: [Snapshot]]] = [:]
             let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
                 let name = "\(entity.name) \(indexes)"
                 if lookups[name] == nil {
                     // A constraint holds over the entity and its sub-entities.
                     let rows = entity.selfAndDescendants.flatMap { tables[$0.name]?.rows.values ?? [:].values }
                         .sorted { $0.objectID.key < $1.objectID.key }
-                    lookups[name] = Dictionary(grouping: rows) { row in indexes.map { UniquenessCheck.ExactValue(row.values[$0]) } }
+                    lookups[name] = Dictionary(grouping: rows) { row in indexes.map { ExactValue(row.values[$0]) } }
                 }
-                return lookups[name]?[values.map(UniquenessCheck.ExactValue.init)] ?? []
+                return lookups[name]?[values.map(ExactValue.init)] ?? []
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
