@@ -1,0 +1,151 @@
+import Foundation
+
+/// The SQL dialects Coherence's SQL stores speak. The store logic (schema,
+/// saves, fetches, predicates, batch requests, migrations) is written once,
+/// in the SQL both dialects share; what differs is asked of the dialect,
+/// here and nowhere else.
+package enum SQLDialect: Sendable, Hashable {
+    case sqlite
+    case postgres
+
+    /// The column type of an attribute. Both dialects keep the same
+    /// representation (see `SQLValues.swift`), so that the same SQL reads and
+    /// compares them alike: integers, dates (seconds since 2001, as Core Data
+    /// stores them) and doubles as numbers, strings, URLs and decimals as text,
+    /// data, UUIDs (16 bytes) and Codable values (JSON) as bytes. Booleans are
+    /// PostgreSQL's `boolean`, which SQL conditions require there.
+    package func columnType(_ type: AttributeType) -> String {
+        switch (self, type) {
+        case (.sqlite, .boolean), (.sqlite, .integer16), (.sqlite, .integer32), (.sqlite, .integer64): "INTEGER"
+        case (.sqlite, .double), (.sqlite, .float), (.sqlite, .date): "REAL"
+        case (.sqlite, .string), (.sqlite, .uri), (.sqlite, .decimal): "TEXT"
+        case (.sqlite, .binaryData), (.sqlite, .uuid), (.sqlite, .codable): "BLOB"
+        case (.postgres, .boolean): "BOOLEAN"
+        case (.postgres, .integer16), (.postgres, .integer32), (.postgres, .integer64): "BIGINT"
+        case (.postgres, .double), (.postgres, .float), (.postgres, .date): "DOUBLE PRECISION"
+        case (.postgres, .string), (.postgres, .uri), (.postgres, .decimal): "TEXT"
+        case (.postgres, .binaryData), (.postgres, .uuid), (.postgres, .codable): "BYTEA"
+        }
+    }
+
+    /// The column type of primary keys, versions and to-one relationships.
+    package var keyType: String {
+        switch self {
+        case .sqlite: "INTEGER"
+        case .postgres: "BIGINT"
+        }
+    }
+
+    /// A condition true when `lhs` and `rhs` are equal or both NULL.
+    package func isSame(_ lhs: String, _ rhs: String) -> String {
+        switch self {
+        case .sqlite: "(\(lhs) IS \(rhs))"
+        case .postgres: "(\(lhs) IS NOT DISTINCT FROM \(rhs))"
+        }
+    }
+
+    /// A condition true when `lhs` and `rhs` differ, NULL counting as a value.
+    package func isNotSame(_ lhs: String, _ rhs: String) -> String {
+        switch self {
+        case .sqlite: "(\(lhs) IS NOT \(rhs))"
+        case .postgres: "(\(lhs) IS DISTINCT FROM \(rhs))"
+        }
+    }
+
+    /// `LIMIT ? OFFSET ?`'s limit for "no limit".
+    package var noLimit: Int64 {
+        switch self {
+        case .sqlite: -1
+        case .postgres: Int64.max
+        }
+    }
+}
+
+/// How a column value was stored, as a row reports it.
+package enum SQLColumnType: Sendable {
+    case null, integer, real, text, blob
+}
+
+/// One row of a query's result, read column by column (from 0). Booleans
+/// read as integers 0 and 1 in every dialect.
+package protocol SQLRow {
+    /// How column `index` is stored.
+    func columnType(_ index: Int) -> SQLColumnType
+    /// Column `index` as an integer (0 for NULL).
+    func int64(_ index: Int) -> Int64
+    /// Column `index` as a double (0 for NULL).
+    func double(_ index: Int) -> Double
+    /// Column `index` as text, whole (NUL characters included).
+    func string(_ index: Int) -> String
+    /// Column `index` as bytes.
+    func data(_ index: Int) -> Data
+}
+
+/// A connection of an SQL store, inside one transaction (a read or a
+/// write). Statements use `?` for their parameters, in order; arguments are
+/// store values, bound as `SQLValues.swift` describes (an object ID as its
+/// primary key). Every error is a ``StoreError``.
+package protocol SQLDatabase {
+    associatedtype Row: SQLRow
+    /// The dialect the statements must be written in.
+    var dialect: SQLDialect { get }
+    /// Runs one statement; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int
+    /// Runs one statement once per element of `rows` (each one statement's
+    /// arguments), as few round trips as the database allows.
+    func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws
+    /// Runs a query and calls `body` with each row, in order. A row is valid
+    /// only during its call.
+    func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (Row) throws -> Void) throws
+}
+
+extension SQLDatabase {
+    /// The first column of every row, as integers.
+    package func int64s(_ sql: String, _ arguments: [StoreValue] = []) throws -> [Int64] {
+        var values: [Int64] = []
+        try forEachRow(sql, arguments) { values.append($0.int64(0)) }
+        return values
+    }
+
+    /// The first column of the first row as an integer, or `nil` for no row
+    /// or NULL.
+    package func int64(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
+        var value: Int64?
+        try forEachRow(sql, arguments) { row in
+            if value == nil, row.columnType(0) != .null { value = row.int64(0) }
+        }
+        return value
+    }
+
+    /// The first column of the first row as text, or `nil` for no row or NULL.
+    package func string(_ sql: String, _ arguments: [StoreValue] = []) throws -> String? {
+        var value: String?
+        try forEachRow(sql, arguments) { row in
+            if value == nil, row.columnType(0) != .null { value = row.string(0) }
+        }
+        return value
+    }
+
+    /// The first column of every row, as text (NULLs left out).
+    package func strings(_ sql: String, _ arguments: [StoreValue] = []) throws -> [String] {
+        var values: [String] = []
+        try forEachRow(sql, arguments) { row in
+            if row.columnType(0) != .null { values.append(row.string(0)) }
+        }
+        return values
+    }
+}
+
+/// The connections of one SQL store: reads that run beside each other and
+/// one write at a time, each a transaction. May be used from any thread; a
+/// call blocks its thread until the transaction ends.
+package protocol SQLConnections: Sendable {
+    associatedtype Database: SQLDatabase
+    /// Runs `body` in a read transaction, which sees one committed state.
+    func read<T>(_ body: (Database) throws -> T) throws -> T
+    /// Runs `body` in a write transaction: committed when `body` returns,
+    /// rolled back when it throws (the error is rethrown). Writes of one
+    /// store run one after another, across processes too.
+    func write<T>(_ body: (Database) throws -> T) throws -> T
+}
