@@ -4,7 +4,7 @@ import Foundation
 /// store runs as `SELECT [DISTINCT] … GROUP BY … HAVING …`, and what the
 /// context evaluates on snapshots for stores that cannot. Both give the
 /// same rows: one value (store form) per column.
-struct AggregatePlan {
+package struct AggregatePlan {
     enum Kind {
         /// An attribute or to-one relationship, by property index.
         case property(Int)

@@ -190,7 +190,7 @@ extension ManagedObjectContext {
 }
 
 /// A store that runs dictionary fetches with grouping and aggregates itself.
-protocol AggregatingStore {
+package protocol AggregatingStore {
     /// The rows of `plan` over the committed rows matching the predicate.
     func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
                        variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]

@@ -69,3 +69,15 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension StoreError {
+    /// Whether the database refused a write because a unique index already
+    /// holds its values (SQLite's `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL's
+    /// `unique_violation`).
+    var isUniquenessViolation: Bool {
+        switch self {
+        case .sqlite(let code, _, _): code & 0xff == 19
+        default: false
+        }
+    }
+}

@@ -79,7 +79,7 @@ struct SubentityMigrationTests {
         #expect(columns == ["Z_PK", "Z_OPT", "name", "length", "Z_ENT", "masts", "rig"])
         // Opened again with the same model: nothing left to migrate.
         let old = try #require(try SQLiteStore.inspect(url: url, model: nil)?.1)
-        #expect(try SQLiteMigration(from: old, to: coordinator.managedObjectModel).isEmpty)
+        #expect(try SQLMigration(from: old, to: coordinator.managedObjectModel).isEmpty)
     }
 
     /// A sub-entity that gains an attribute: its saved objects take the

@@ -48,10 +48,10 @@ struct FetchIndexTests {
 
     /// How SQLite runs the store's query for `request`.
     private func plan(_ store: SQLiteStore, _ request: StoreFetchRequest) throws -> [String] {
-        let (sql, arguments) = try store.query(for: request)
+        let (sql, arguments) = try store.store.query(for: request)
         return try store.pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT \(SQLiteSchema.selectList(request.entity, alias: "t0")) \(sql)",
-                             arguments: arguments).map { $0["detail"] as String }
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT \(SQLSchema.selectList(request.entity, alias: "t0")) \(sql)",
+                             arguments: StatementArguments(arguments.map(\.databaseValue))).map { $0["detail"] as String }
         }
     }
 
@@ -94,7 +94,7 @@ struct FetchIndexTests {
     @Test func aSortedPageReadsThroughTheIndex() throws {
         let (context, store) = try context(IndexedItem.self, TestFiles.newURL("indexed.sqlite"))
         #expect(try indexNames(store) == ["ZFETCHINDEX IndexedItem(rank,title)", "ZFETCHINDEX IndexedItem(title)"])
-        let entity = try #require(store.model.entitiesByName["IndexedItem"])
+        let entity = try #require(store.store.model.entitiesByName["IndexedItem"])
         try context.performAndWait { () throws in
             for (position, title) in (StringSortTests.tricky + (0..<200).map { "item \($0)" }).enumerated() {
                 let item = IndexedItem(context: context)

@@ -52,6 +52,53 @@ package enum SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// An expression ordering a text column as `strings` orders strings, for
+    /// `ORDER BY` and fetch indexes (one spelling for both, since a sort can
+    /// walk an index only if they order alike). SQLite calls the Swift
+    /// comparison itself through a collation (`SQLiteCollations`);
+    /// PostgreSQL compares the canonical composition's bytes, which is
+    /// `String`'s `<` (Unicode canonical equivalence, then scalar values).
+    package func ordered(_ column: String, _ strings: StoreStringOrder) -> String {
+        switch self {
+        case .sqlite: "\(column) COLLATE \(SQLiteCollations.name(of: strings))"
+        case .postgres: "(normalize(\(column), NFC)) COLLATE \"C\""
+        }
+    }
+
+    /// The type of the metadata table's values: SQLite keeps text and bytes
+    /// in one column; PostgreSQL keeps text (the model's JSON is UTF-8).
+    package var metadataValueType: String {
+        switch self {
+        case .sqlite: "BLOB"
+        case .postgres: "TEXT"
+        }
+    }
+
+    /// The name of an index as the database keeps it: PostgreSQL cuts
+    /// identifiers at 63 bytes, so a longer name is shortened to a prefix and
+    /// a hash of the whole, which stays unique and is found again by the same
+    /// name.
+    package func indexName(_ name: String) -> String {
+        guard self == .postgres, name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        var prefix = ""
+        for character in name where prefix.utf8.count + character.utf8.count <= 46 { prefix.append(character) }
+        return prefix + "#" + String(hash, radix: 16)
+    }
+
+    /// Rebuilds what depends on this process's string order, if needed
+    /// (SQLite's collation indexes; PostgreSQL's order is its own).
+    package func reindexIfTheOrderChanged(in db: any SQLDatabase) throws {
+        if self == .sqlite { try SQLiteCollations.reindexIfTheOrderChanged(in: db) }
+    }
+
+    /// `SUM(column)`, an integer for integer columns in both dialects
+    /// (PostgreSQL sums integers as `numeric`).
+    package func sum(_ column: String, isDouble: Bool) -> String {
+        self == .postgres && !isDouble ? "CAST(SUM(\(column)) AS BIGINT)" : "SUM(\(column))"
+    }
+
     /// `LIMIT ? OFFSET ?`'s limit for "no limit".
     package var noLimit: Int64 {
         switch self {
@@ -86,7 +133,6 @@ package protocol SQLRow {
 /// store values, bound as `SQLValues.swift` describes (an object ID as its
 /// primary key). Every error is a ``StoreError``.
 package protocol SQLDatabase {
-    associatedtype Row: SQLRow
     /// The dialect the statements must be written in.
     var dialect: SQLDialect { get }
     /// Runs one statement; returns how many rows it changed.
@@ -97,7 +143,16 @@ package protocol SQLDatabase {
     func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws
     /// Runs a query and calls `body` with each row, in order. A row is valid
     /// only during its call.
-    func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (Row) throws -> Void) throws
+    func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (any SQLRow) throws -> Void) throws
+    /// Whether the store's tables include `name` (unquoted).
+    func tableExists(_ name: String) throws -> Bool
+    /// The names of every table where the store keeps its tables (the
+    /// SQLite file; the PostgreSQL schema).
+    func tableNames() throws -> [String]
+    /// The column names of the table `name` (unquoted), in order.
+    func columnNames(_ table: String) throws -> [String]
+    /// The names of the store's indexes that start with one of `prefixes`.
+    func indexNames(startingWith prefixes: [String]) throws -> [String]
 }
 
 extension SQLDatabase {
@@ -141,11 +196,10 @@ extension SQLDatabase {
 /// one write at a time, each a transaction. May be used from any thread; a
 /// call blocks its thread until the transaction ends.
 package protocol SQLConnections: Sendable {
-    associatedtype Database: SQLDatabase
     /// Runs `body` in a read transaction, which sees one committed state.
-    func read<T>(_ body: (Database) throws -> T) throws -> T
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
     /// Runs `body` in a write transaction: committed when `body` returns,
     /// rolled back when it throws (the error is rethrown). Writes of one
     /// store run one after another, across processes too.
-    func write<T>(_ body: (Database) throws -> T) throws -> T
+    func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
 }

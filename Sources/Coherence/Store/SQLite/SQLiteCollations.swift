@@ -80,15 +80,14 @@ enum SQLiteCollations {
     /// whose string comparison differed): an index must follow its
     /// collation exactly, or sorted reads through it go wrong. Remembers the
     /// order in the store's metadata.
-    static func reindexIfTheOrderChanged(in db: Database) throws {
+    static func reindexIfTheOrderChanged(in db: any SQLDatabase) throws {
         let current = fingerprint
-        let stored = try String.fetchOne(db, sql: "SELECT value FROM \(SQLiteSchema.metadataTable) WHERE key = 'collationOrder'")
+        let stored = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'collationOrder'")
         guard stored != current else { return }
         if stored != nil {
-            try db.execute(sql: "REINDEX \(name(of: .comparable))")
+            try db.execute("REINDEX \(name(of: .comparable))", [])
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO \(SQLiteSchema.metadataTable) (key, value) VALUES ('collationOrder', ?)",
-                       arguments: [current])
+        try db.execute("INSERT OR REPLACE INTO \(SQLSchema.metadataTable) (key, value) VALUES ('collationOrder', ?)", [.string(current)])
     }
 
     /// Whether no byte has its high bit set, eight bytes at a time.

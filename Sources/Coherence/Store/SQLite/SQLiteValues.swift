@@ -2,25 +2,8 @@ import Foundation
 internal import GRDB
 internal import GRDBSQLite
 
-// How store values are written to and read from SQLite columns.
-//
-// Booleans and integers are INTEGER; Double, Float and Date (seconds since
-// 2001, as Core Data stores them) are REAL; String, URL and Decimal are TEXT
-// (Decimal as its exact decimal text); Data, UUID (16 bytes) and Codable
-// values (JSON) are BLOB; a to-one relationship is the destination's
-// primary key.
-
-extension AttributeType {
-    /// The column type in `CREATE TABLE`.
-    var sqlType: String {
-        switch self {
-        case .boolean, .integer16, .integer32, .integer64: "INTEGER"
-        case .double, .float, .date: "REAL"
-        case .string, .uri, .decimal: "TEXT"
-        case .binaryData, .uuid, .codable: "BLOB"
-        }
-    }
-}
+// How store values are bound to SQLite's parameters, as `SQLValues.swift`
+// describes: straight through SQLite's C API.
 
 extension StoreValue {
     /// The value bound to an SQL parameter. Object IDs become primary keys.
@@ -37,72 +20,6 @@ extension StoreValue {
         case .url(let value): value.absoluteString.databaseValue
         case .decimal(let value): value.description.databaseValue
         case .objectID(let id): id.key.databaseValue
-        }
-    }
-
-    /// Reads an attribute value of `type` from a column.
-    init(_ value: DatabaseValue, type: AttributeType) throws {
-        switch (value.storage, type) {
-        case (.null, _):
-            self = .null
-        case (.int64(let int), .boolean):
-            self = .bool(int != 0)
-        case (.int64(let int), .integer16), (.int64(let int), .integer32), (.int64(let int), .integer64):
-            self = .integer(int)
-        case (.double(let double), .double), (.double(let double), .float):
-            self = .double(double)
-        case (.int64(let int), .double), (.int64(let int), .float):
-            self = .double(Double(int))
-        case (.double(let seconds), .date):
-            self = .date(Date(timeIntervalSinceReferenceDate: seconds))
-        case (.int64(let seconds), .date):
-            self = .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
-        case (.string(let text), .string):
-            self = .string(text)
-        case (.string(let text), .uri):
-            guard let url = URL(string: text) else { throw SQLiteValueError(value: value, type: type) }
-            self = .url(url)
-        case (.string(let text), .decimal):
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
-                throw SQLiteValueError(value: value, type: type)
-            }
-            self = .decimal(decimal)
-        case (.blob(let data), .binaryData), (.blob(let data), .codable):
-            self = .data(data)
-        case (.blob(let data), .uuid) where data.count == 16:
-            let uuid = data.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
-            self = .uuid(UUID(uuid: uuid))
-        default:
-            throw SQLiteValueError(value: value, type: type)
-        }
-    }
-}
-
-extension StoreValue {
-    /// Reads an attribute value of `type` from column `index` of the row
-    /// `statement` stands on, straight from SQLite (no `Row`, no generic
-    /// decoding: the fetch loop runs this for every column of every row).
-    init(sqliteStatement statement: SQLiteStatement, index: CInt, type: AttributeType) throws {
-        switch (sqlite3_column_type(statement, index), type) {
-        case (SQLITE_NULL, _):
-            self = .null
-        case (SQLITE_INTEGER, .boolean):
-            self = .bool(sqlite3_column_int64(statement, index) != 0)
-        case (SQLITE_INTEGER, .integer16), (SQLITE_INTEGER, .integer32), (SQLITE_INTEGER, .integer64):
-            self = .integer(sqlite3_column_int64(statement, index))
-        case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float), (SQLITE_INTEGER, .double), (SQLITE_INTEGER, .float):
-            self = .double(sqlite3_column_double(statement, index))
-        case (SQLITE_FLOAT, .date), (SQLITE_INTEGER, .date):
-            self = .date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(statement, index)))
-        case (SQLITE_TEXT, .string):
-            // With its length, so that text holding NUL characters is read
-            // whole (GRDB reads text as a C string).
-            guard let bytes = sqlite3_column_text(statement, index) else { self = .string(""); return }
-            let count = Int(sqlite3_column_bytes(statement, index))
-            self = .string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-        default:
-            // Text and blobs (and mismatches, which throw): through GRDB's value.
-            try self.init(DatabaseValue(sqliteStatement: statement, index: index), type: type)
         }
     }
 }
@@ -136,20 +53,6 @@ extension StoreValue {
                 return sqlite3_bind_text(statement, index, start, CInt(chars.count), sqliteTransient)
             }
         }
-    }
-}
-
-extension StoreValue {
-    /// The SQL placeholder and GRDB argument that bind this value whole, for
-    /// statements bound through GRDB (predicates, batch updates): text
-    /// holding a NUL character is bound as its UTF-8 bytes and turned back
-    /// into text in SQL, since GRDB binds text as a C string, cut at the
-    /// first NUL.
-    var sqlArgument: (placeholder: String, value: DatabaseValue) {
-        if case .string(let text) = self, text.utf8.contains(0) {
-            return ("CAST(? AS TEXT)", Data(text.utf8).databaseValue)
-        }
-        return ("?", databaseValue)
     }
 }
 
@@ -190,12 +93,4 @@ extension StatementArguments {
     init(keys: some Sequence<Int64>) {
         self.init(keys.map { $0 as (any DatabaseValueConvertible)? })
     }
-}
-
-/// A column holding a value that does not fit its attribute's type.
-struct SQLiteValueError: Error, CustomStringConvertible {
-    let value: DatabaseValue
-    let type: AttributeType
-
-    var description: String { "the column holds \(value), which is not a \(type) value" }
 }

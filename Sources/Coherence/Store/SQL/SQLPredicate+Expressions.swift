@@ -37,7 +37,7 @@ extension PredicateExpressions.Equal: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
         let left = try compiler.compile(lhs), right = try compiler.compile(rhs)
         if let identity = try compiler.identityComparison(left, right, equal: true) { return .value(identity, .boolean) }
-        return .value("(\(try compiler.scalar(of: left)) IS \(try compiler.scalar(of: right)))", .boolean)
+        return .value(compiler.dialect.isSame(try compiler.scalar(of: left), try compiler.scalar(of: right)), .boolean)
     }
 }
 
@@ -45,7 +45,7 @@ extension PredicateExpressions.NotEqual: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
         let left = try compiler.compile(lhs), right = try compiler.compile(rhs)
         if let identity = try compiler.identityComparison(left, right, equal: false) { return .value(identity, .boolean) }
-        return .value("(\(try compiler.scalar(of: left)) IS NOT \(try compiler.scalar(of: right)))", .boolean)
+        return .value(compiler.dialect.isNotSame(try compiler.scalar(of: left), try compiler.scalar(of: right)), .boolean)
     }
 }
 
@@ -143,7 +143,7 @@ extension PredicateExpressions.SequenceContains: SQLCompilable {
             throw compiler.unsupported("contains(_:) on something other than a literal collection")
         }
         let element = try compiler.scalar(element)
-        guard !values.isEmpty else { return .value("0", .boolean) }
+        guard !values.isEmpty else { return .value("FALSE", .boolean) }
         let placeholders = values.map { compiler.bind($0) }.joined(separator: ", ")
         return .value("(\(element) IN (\(placeholders)))", .boolean)
     }
@@ -156,7 +156,7 @@ extension PredicateExpressions.SequenceContainsWhere: SQLCompilable {
         }
         let alias = filter?.alias ?? compiler.newAlias()
         let destination = try compiler.destination(of: relationship)
-        compiler.bindVariable(variable.key, to: .object(destination, key: "\(alias).\(SQLiteSchema.quote(SQLiteSchema.primaryKey))", alias: alias))
+        compiler.bindVariable(variable.key, to: .object(destination, key: "\(alias).\(SQLSchema.quote(SQLSchema.primaryKey))", alias: alias))
         let test = try compiler.scalar(test)
         let rows = try compiler.destinationRows(owner: owner, key: key, relationship: relationship, filter: filter, alias: alias)
         return .value("(EXISTS (SELECT 1 \(rows) AND (\(test))))", .boolean)
@@ -170,7 +170,7 @@ extension PredicateExpressions.Filter: SQLCompilable {
         }
         let alias = compiler.newAlias()
         let destination = try compiler.destination(of: relationship)
-        compiler.bindVariable(variable.key, to: .object(destination, key: "\(alias).\(SQLiteSchema.quote(SQLiteSchema.primaryKey))", alias: alias))
+        compiler.bindVariable(variable.key, to: .object(destination, key: "\(alias).\(SQLSchema.quote(SQLSchema.primaryKey))", alias: alias))
         let condition = try compiler.scalar(filter)
         return .toMany(owner: owner, key: key, relationship: relationship, filter: .init(alias: alias, condition: condition))
     }
@@ -178,6 +178,6 @@ extension PredicateExpressions.Filter: SQLCompilable {
 
 extension PredicateExpressions.StringLocalizedStandardContains: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
-        .value("(\(SQLiteFunctions.localizedStandardContains.name)(\(try compiler.scalar(root)), \(try compiler.scalar(other))) != 0)", .boolean)
+        .value("(\(try compiler.swiftFunction(SQLiteFunctions.localizedStandardContains.name, "localizedStandardContains(_:)"))(\(try compiler.scalar(root)), \(try compiler.scalar(other))) != 0)", .boolean)
     }
 }

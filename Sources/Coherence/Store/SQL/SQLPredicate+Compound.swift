@@ -12,8 +12,8 @@ extension CompoundPredicateExpression: SQLCompilable {
             conditions.append(try compiler.scalar(subpredicate.expression))
         }
         switch kind {
-        case .and: return .value(conditions.isEmpty ? "1" : "(\(conditions.joined(separator: " AND ")))", .boolean)
-        case .or: return .value(conditions.isEmpty ? "0" : "(\(conditions.joined(separator: " OR ")))", .boolean)
+        case .and: return .value(conditions.isEmpty ? "TRUE" : "(\(conditions.joined(separator: " AND ")))", .boolean)
+        case .or: return .value(conditions.isEmpty ? "FALSE" : "(\(conditions.joined(separator: " OR ")))", .boolean)
         case .not: return .value("(NOT \(conditions[0]))", .boolean)
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// What a store remembers of the model it was saved with, to tell whether
 /// the current model can open it and how to migrate it.
@@ -79,8 +78,8 @@ extension StoredModel {
 /// entities, attributes and relationships, new attributes that are optional or
 /// have an initial value, and renames declared with `renamingIdentifier` /
 /// `propertyRenamingIdentifiers`.
-struct SQLiteMigration {
-    private(set) var steps: [(Database) throws -> Void] = []
+struct SQLMigration {
+    private(set) var steps: [(any SQLDatabase) throws -> Void] = []
     private var renamedEntities: [String: String] = [:]
     /// Join tables already handled, by their new name.
     private var joinTablesDone: Set<String> = []
@@ -111,14 +110,14 @@ struct SQLiteMigration {
                 continue
             }
             guard let previousName, let previous = remaining.removeValue(forKey: previousName) else {
-                steps.append { db in try SQLiteSchema.createTable(entity, in: db) }
+                steps.append { db in try SQLSchema.createTable(entity, in: db) }
                 continue
             }
             if previousName != entity.name {
                 steps.append { db in
-                    try db.execute(sql: "ALTER TABLE \(SQLiteSchema.table(named: previousName)) RENAME TO \(SQLiteSchema.table(entity))")
-                    try db.execute(sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET entity = ? WHERE entity = ?",
-                                   arguments: [entity.name, previousName])
+                    try db.execute("ALTER TABLE \(SQLSchema.table(named: previousName)) RENAME TO \(SQLSchema.table(entity))", [])
+                    try db.execute("UPDATE \(SQLSchema.primaryKeyTable) SET entity = ? WHERE entity = ?",
+                                   [.string(entity.name), .string(previousName)])
                 }
             }
             try migrateProperties(of: entity, from: previous)
@@ -130,7 +129,7 @@ struct SQLiteMigration {
                 guard let old = oldEntities[entity.name] else { return true }
                 return old != StoredModel.Entity(entity) || (entity === root && !oldEntities.values.contains { $0.superentity == root.name })
             }
-            if changed { steps.append { db in try SQLiteSchema.addMissingHierarchyColumns(root, in: db) } }
+            if changed { steps.append { db in try SQLSchema.addMissingHierarchyColumns(root, in: db) } }
         }
         for (name, entity) in remaining {
             if let parent = entity.superentity {
@@ -139,17 +138,17 @@ struct SQLiteMigration {
                 while let next = oldEntities[root]?.superentity { root = next }
                 let rootName = model.entitiesByName[root]?.rootEntity.name ?? root
                 steps.append { db in
-                    if try db.tableExists(rootName), try db.columns(in: rootName).contains(where: { $0.name == SQLiteSchema.entityColumn }) {
-                        try db.execute(sql: "DELETE FROM \(SQLiteSchema.table(named: rootName)) WHERE \(SQLiteSchema.quote(SQLiteSchema.entityColumn)) = ?", arguments: [name])
+                    if try db.tableExists(rootName), try db.columnNames(rootName).contains(SQLSchema.entityColumn) {
+                        try db.execute("DELETE FROM \(SQLSchema.table(named: rootName)) WHERE \(SQLSchema.quote(SQLSchema.entityColumn)) = ?", [.string(name)])
                     }
                 }
                 continue
             }
             steps.append { db in
-                try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.table(named: name))")
-                try db.execute(sql: "DELETE FROM \(SQLiteSchema.primaryKeyTable) WHERE entity = ?", arguments: [name])
+                try db.execute("DROP TABLE IF EXISTS \(SQLSchema.table(named: name))", [])
+                try db.execute("DELETE FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(name)])
                 for relationship in entity.relationships where relationship.isToMany && relationship.inverseIsToMany {
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.quote("Z_\(name)_\(relationship.name)"))")
+                    try db.execute("DROP TABLE IF EXISTS \(SQLSchema.quote("Z_\(name)_\(relationship.name)"))", [])
                 }
             }
         }
@@ -157,7 +156,7 @@ struct SQLiteMigration {
 
     private mutating func migrateProperties(of entity: EntityDescription, from previous: StoredModel.Entity) throws(StoreError) {
         let renames = entity.managedObjectClass.propertyRenamingIdentifiers
-        let table = SQLiteSchema.table(entity)
+        let table = SQLSchema.table(entity)
         var oldAttributes = Dictionary(uniqueKeysWithValues: previous.attributes.map { ($0.name, $0) })
         for attribute in entity.storedAttributes {
             let oldName = oldAttributes[attribute.name] != nil ? attribute.name : renames[attribute.name]
@@ -170,7 +169,7 @@ struct SQLiteMigration {
                 }
                 if oldName != attribute.name {
                     steps.append { db in
-                        try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quote(oldName)) TO \(SQLiteSchema.quote(attribute.name))")
+                        try db.execute("ALTER TABLE \(table) RENAME COLUMN \(SQLSchema.quote(oldName)) TO \(SQLSchema.quote(attribute.name))", [])
                     }
                 }
             } else {
@@ -178,14 +177,13 @@ struct SQLiteMigration {
                     throw .incompatibleModel(reason: "\(entity.name).\(attribute.name) is new, required and has no initial value for saved objects")
                 }
                 steps.append { db in
-                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(attribute.name)) \(attribute.attributeType.sqlType)")
-                    let argument = defaultValue.sqlArgument
-                    try db.execute(sql: "UPDATE \(table) SET \(SQLiteSchema.quote(attribute.name)) = \(argument.placeholder)", arguments: [argument.value])
+                    try db.execute("ALTER TABLE \(table) ADD COLUMN \(SQLSchema.quote(attribute.name)) \(db.dialect.columnType(attribute.attributeType))", [])
+                    try db.execute("UPDATE \(table) SET \(SQLSchema.quote(attribute.name)) = ?", [defaultValue])
                 }
             }
         }
         for name in oldAttributes.keys.sorted() {
-            steps.append { db in try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quote(name))") }
+            steps.append { db in try db.execute("ALTER TABLE \(table) DROP COLUMN \(SQLSchema.quote(name))", []) }
         }
 
         var oldRelationships = Dictionary(uniqueKeysWithValues: previous.relationships.map { ($0.name, $0) })
@@ -198,57 +196,57 @@ struct SQLiteMigration {
                 guard renamedEntities[old.destination] == relationship.destinationEntityName else {
                     throw .incompatibleModel(reason: "\(entity.name).\(relationship.name) changed its destination from \(old.destination) to \(relationship.destinationEntityName)")
                 }
-                if let join = SQLiteSchema.joinTable(relationship, of: entity), let inverse = old.inverse {
+                if let join = SQLSchema.joinTable(relationship, of: entity), let inverse = old.inverse {
                     // Join tables are named after the first "Entity.relationship"
                     // of the pair; a renamed entity or relationship renames it.
                     let oldPair = ["\(previous.name).\(oldName)", "\(old.destination).\(inverse)"]
                     let oldCanonical = oldPair.min()!
-                    let oldTable = SQLiteSchema.quote("Z_" + oldCanonical.replacingOccurrences(of: ".", with: "_"))
+                    let oldTable = SQLSchema.quote("Z_" + oldCanonical.replacingOccurrences(of: ".", with: "_"))
                     let oldSourceIsThisSide = oldCanonical == oldPair[0]
                     if !joinTablesDone.contains(join.name) {
                         joinTablesDone.insert(join.name)
                         if oldTable != join.name || oldSourceIsThisSide != join.relationshipIsSource {
                             let swap = oldSourceIsThisSide != join.relationshipIsSource
                             steps.append { db in
-                                try SQLiteSchema.createJoinTable(join, in: db)
-                                try db.execute(sql: swap
-                                    ? "INSERT OR IGNORE INTO \(join.name) (source, destination) SELECT destination, source FROM \(oldTable)"
-                                    : "INSERT OR IGNORE INTO \(join.name) (source, destination) SELECT source, destination FROM \(oldTable)")
-                                try db.execute(sql: "DROP TABLE \(oldTable)")
+                                try SQLSchema.createJoinTable(join, in: db)
+                                try db.execute(swap
+                                    ? "INSERT INTO \(join.name) (source, destination) SELECT destination, source FROM \(oldTable) WHERE TRUE ON CONFLICT DO NOTHING"
+                                    : "INSERT INTO \(join.name) (source, destination) SELECT source, destination FROM \(oldTable) WHERE TRUE ON CONFLICT DO NOTHING", [])
+                                try db.execute("DROP TABLE \(oldTable)", [])
                             }
                         }
                     }
                 }
                 if oldName != relationship.name, !relationship.isToMany {
                     steps.append { db in
-                        try db.execute(sql: "DROP INDEX IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(oldName)"))")
-                        try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(SQLiteSchema.quote(oldName)) TO \(SQLiteSchema.quote(relationship.name))")
-                        try SQLiteSchema.createIndex(relationship, of: entity, in: db)
+                        try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(oldName)"))", [])
+                        try db.execute("ALTER TABLE \(table) RENAME COLUMN \(SQLSchema.quote(oldName)) TO \(SQLSchema.quote(relationship.name))", [])
+                        try SQLSchema.createIndex(relationship, of: entity, in: db)
                     }
                 }
             } else if !relationship.isToMany {
                 steps.append { db in
-                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(SQLiteSchema.quote(relationship.name)) INTEGER")
-                    try SQLiteSchema.createIndex(relationship, of: entity, in: db)
+                    try db.execute("ALTER TABLE \(table) ADD COLUMN \(SQLSchema.quote(relationship.name)) \(db.dialect.keyType)", [])
+                    try SQLSchema.createIndex(relationship, of: entity, in: db)
                 }
-            } else if let join = SQLiteSchema.joinTable(relationship, of: entity), !joinTablesDone.contains(join.name) {
+            } else if let join = SQLSchema.joinTable(relationship, of: entity), !joinTablesDone.contains(join.name) {
                 joinTablesDone.insert(join.name)
-                steps.append { db in try SQLiteSchema.createJoinTable(join, in: db) }
+                steps.append { db in try SQLSchema.createJoinTable(join, in: db) }
             }
         }
         for (name, old) in oldRelationships.sorted(by: { $0.key < $1.key }) {
             if !old.isToMany {
                 steps.append { db in
-                    try db.execute(sql: "DROP INDEX IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(name)"))")
-                    try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(SQLiteSchema.quote(name))")
+                    try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(name)"))", [])
+                    try db.execute("ALTER TABLE \(table) DROP COLUMN \(SQLSchema.quote(name))", [])
                 }
             } else if old.inverseIsToMany {
-                steps.append { db in try db.execute(sql: "DROP TABLE IF EXISTS \(SQLiteSchema.quote("Z_\(entity.name)_\(name)"))") }
+                steps.append { db in try db.execute("DROP TABLE IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(name)"))", []) }
             }
         }
     }
 
-    func apply(in db: Database) throws {
+    func apply(in db: any SQLDatabase) throws {
         for step in steps { try step(db) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// How a hierarchy of entities (sub-entities, Core Data's `superentity`) is
 /// stored, as Core Data stores it: one table per root entity, named after
@@ -15,13 +14,18 @@ internal import GRDB
 /// destination's `Z_ENT` with a subquery, so that its ID names the concrete
 /// entity. Entities outside hierarchies, which do not refer to one, are
 /// stored and read exactly as before.
-extension SQLiteSchema {
+extension SQLSchema {
     static let entityColumn = "Z_ENT"
 
     /// One column of a hierarchy's table.
     struct Column {
         let name: String
-        let definition: String
+        /// The attribute type; `nil` for a to-one relationship's key.
+        let type: AttributeType?
+
+        func definition(_ dialect: SQLDialect) -> String {
+            type.map(dialect.columnType) ?? dialect.keyType
+        }
     }
 
     /// The columns of `root`'s table after `Z_PK` and `Z_OPT` (and `Z_ENT`):
@@ -32,10 +36,10 @@ extension SQLiteSchema {
         var columns: [Column] = []
         for entity in root.selfAndDescendants {
             for attribute in entity.storedAttributes where seen.insert(attribute.name).inserted {
-                columns.append(Column(name: attribute.name, definition: attribute.attributeType.sqlType))
+                columns.append(Column(name: attribute.name, type: attribute.attributeType))
             }
             for relationship in toOne(entity) where seen.insert(relationship.name).inserted {
-                columns.append(Column(name: relationship.name, definition: "INTEGER"))
+                columns.append(Column(name: relationship.name, type: nil))
             }
         }
         return columns
@@ -64,20 +68,20 @@ extension SQLiteSchema {
     /// Where each property of `entity` is in a row read with its select list
     /// (counted from `Z_PK`): its column (-1 for none), and for a to-one
     /// relationship to a hierarchy, its destination's entity name (-1 for none).
-    static func rowLayout(_ entity: EntityDescription) -> (columns: [CInt], entityNames: [CInt]) {
+    static func rowLayout(_ entity: EntityDescription) -> (columns: [Int], entityNames: [Int]) {
         let root = entity.rootEntity
         let base = root.isInHierarchy ? 3 : 2
         let names = tableColumns(root).map(\.name)
         let polymorphic = polymorphicToOne(root).map(\.name)
-        var columns = [CInt](repeating: -1, count: entity.propertyCount)
-        var entityNames = [CInt](repeating: -1, count: entity.propertyCount)
+        var columns = [Int](repeating: -1, count: entity.propertyCount)
+        var entityNames = [Int](repeating: -1, count: entity.propertyCount)
         for attribute in entity.storedAttributes {
-            columns[attribute.index] = CInt(base + names.firstIndex(of: attribute.name)!)
+            columns[attribute.index] = base + names.firstIndex(of: attribute.name)!
         }
         for relationship in toOne(entity) {
-            columns[relationship.index] = CInt(base + names.firstIndex(of: relationship.name)!)
+            columns[relationship.index] = base + names.firstIndex(of: relationship.name)!
             if let position = polymorphic.firstIndex(of: relationship.name) {
-                entityNames[relationship.index] = CInt(base + names.count + position)
+                entityNames[relationship.index] = base + names.count + position
             }
         }
         return (columns, entityNames)
@@ -126,11 +130,12 @@ extension SQLiteSchema {
 
     /// Creates `root`'s table for its whole hierarchy, with its indexes,
     /// join tables and key counter, if they do not exist yet.
-    static func createHierarchyTable(_ root: EntityDescription, in db: Database) throws {
-        var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL",
+    static func createHierarchyTable(_ root: EntityDescription, in db: any SQLDatabase) throws {
+        let key = db.dialect.keyType
+        var definitions = ["\(quote(primaryKey)) \(key) PRIMARY KEY NOT NULL", "\(quote(version)) \(key) NOT NULL",
                            "\(quote(entityColumn)) TEXT NOT NULL"]
-        definitions += tableColumns(root).map { "\(quote($0.name)) \($0.definition)" }
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table(root)) (\(definitions.joined(separator: ", ")))")
+        definitions += tableColumns(root).map { "\(quote($0.name)) \($0.definition(db.dialect))" }
+        try db.execute("CREATE TABLE IF NOT EXISTS \(table(root)) (\(definitions.joined(separator: ", ")))", [])
         try createEntityIndex(root, in: db)
         for entity in root.selfAndDescendants {
             for relationship in toOne(entity) {
@@ -141,37 +146,36 @@ extension SQLiteSchema {
                 try createJoinTable(join, in: db)
             }
         }
-        try db.execute(sql: "INSERT OR IGNORE INTO \(primaryKeyTable) (entity, max) VALUES (?, 0)", arguments: [root.name])
+        try db.execute("INSERT INTO \(primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(root.name)])
     }
 
-    static func createEntityIndex(_ root: EntityDescription, in db: Database) throws {
+    static func createEntityIndex(_ root: EntityDescription, in db: any SQLDatabase) throws {
         let index = quote("Z_\(root.name)_\(entityColumn)")
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(root)) (\(quote(entityColumn)))")
+        try db.execute("CREATE INDEX IF NOT EXISTS \(index) ON \(table(root)) (\(quote(entityColumn)))", [])
     }
 }
 
-extension SQLiteSchema {
+extension SQLSchema {
     /// Lightweight migration of a hierarchy that gained an entity or
     /// properties: adds the entity column (existing rows are of the root
     /// entity, as they were saved before it had sub-entities) and the
     /// columns the root's table lacks, then the hierarchy's indexes and join
     /// tables. Saved rows of an entity that gained an attribute take its
     /// initial value. Columns of removed properties stay, unused.
-    static func addMissingHierarchyColumns(_ root: EntityDescription, in db: Database) throws {
+    static func addMissingHierarchyColumns(_ root: EntityDescription, in db: any SQLDatabase) throws {
         let name = root.name
-        let existing = Set(try db.columns(in: name).map(\.name))
+        let existing = Set(try db.columnNames(name))
         if !existing.contains(entityColumn) {
-            try db.execute(sql: "ALTER TABLE \(table(root)) ADD COLUMN \(quote(entityColumn)) TEXT NOT NULL DEFAULT \(literal(name))")
+            try db.execute("ALTER TABLE \(table(root)) ADD COLUMN \(quote(entityColumn)) TEXT NOT NULL DEFAULT \(literal(name))", [])
         }
         for column in tableColumns(root) where !existing.contains(column.name) {
-            try db.execute(sql: "ALTER TABLE \(table(root)) ADD COLUMN \(quote(column.name)) \(column.definition)")
+            try db.execute("ALTER TABLE \(table(root)) ADD COLUMN \(quote(column.name)) \(column.definition(db.dialect))", [])
         }
         for entity in root.selfAndDescendants {
             for attribute in entity.storedAttributes where !existing.contains(attribute.name) {
                 guard let value = attribute.defaultValue else { continue }
-                let argument = value.sqlArgument
-                try db.execute(sql: "UPDATE \(table(root)) SET \(quote(attribute.name)) = \(argument.placeholder) WHERE \(quote(entityColumn)) = ?",
-                               arguments: [argument.value, entity.name])
+                try db.execute("UPDATE \(table(root)) SET \(quote(attribute.name)) = ? WHERE \(quote(entityColumn)) = ?",
+                               [value, .string(entity.name)])
             }
         }
         try createHierarchyTable(root, in: db)

@@ -1,6 +1,6 @@
 /// The SQL of the per-row statements of one entity, built once per store so
 /// that a save of n objects builds no SQL text n times.
-struct SQLiteStatements: Sendable {
+struct SQLStatements: Sendable {
     /// `INSERT INTO t (Z_PK, Z_OPT, columns…) VALUES (?, …)`.
     let insert: String
     /// Writes the columns and bumps `Z_OPT` if the row is at the expected
@@ -11,26 +11,26 @@ struct SQLiteStatements: Sendable {
     /// Reads one row by `Z_PK`.
     let selectByKey: String
     /// For an entity in a hierarchy or referring to one: where its values
-    /// are in a row of ``selectByKey``'s shape (``SQLiteSchema/rowLayout(_:)``).
-    let layout: (columns: [CInt], entityNames: [CInt])?
+    /// are in a row of ``selectByKey``'s shape (``SQLSchema/rowLayout(_:)``).
+    let layout: (columns: [Int], entityNames: [Int])?
 
     init(_ entity: EntityDescription) {
-        let table = SQLiteSchema.table(entity)
-        let key = SQLiteSchema.quote(SQLiteSchema.primaryKey)
-        let version = SQLiteSchema.quote(SQLiteSchema.version)
-        let columns = SQLiteSchema.columns(entity).map(SQLiteSchema.quote)
+        let table = SQLSchema.table(entity)
+        let key = SQLSchema.quote(SQLSchema.primaryKey)
+        let version = SQLSchema.quote(SQLSchema.version)
+        let columns = SQLSchema.columns(entity).map(SQLSchema.quote)
         let all = [key, version] + columns
         if entity.isInHierarchy {
             // The entity column holds a constant: the entity's name.
-            let placeholders = ["?", "?", SQLiteSchema.literal(entity.name)] + Array(repeating: "?", count: columns.count)
-            insert = "INSERT INTO \(table) (\(([key, version, SQLiteSchema.quote(SQLiteSchema.entityColumn)] + columns).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+            let placeholders = ["?", "?", SQLSchema.literal(entity.name)] + Array(repeating: "?", count: columns.count)
+            insert = "INSERT INTO \(table) (\(([key, version, SQLSchema.quote(SQLSchema.entityColumn)] + columns).joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
         } else {
             insert = "INSERT INTO \(table) (\(all.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: all.count).joined(separator: ", ")))"
         }
-        layout = entity.isInHierarchy || entity.referencesHierarchy ? SQLiteSchema.rowLayout(entity) : nil
+        layout = entity.isInHierarchy || entity.referencesHierarchy ? SQLSchema.rowLayout(entity) : nil
         let assignments = ["\(version) = \(version) + 1"] + columns.map { "\($0) = ?" }
         update = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ? AND \(version) = ? RETURNING \(version)"
         delete = "DELETE FROM \(table) WHERE \(key) = ?"
-        selectByKey = "SELECT \(SQLiteSchema.selectList(entity)) FROM \(table) WHERE \(key) = ?"
+        selectByKey = "SELECT \(SQLSchema.selectList(entity)) FROM \(table) WHERE \(key) = ?"
     }
 }

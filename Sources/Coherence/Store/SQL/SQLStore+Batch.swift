@@ -1,18 +1,16 @@
 import Foundation
-internal import GRDB
 
 // Batch requests as SQL, in one transaction each.
-extension SQLiteStore {
-    public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+extension SQLStore {
+    package func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
         switch request {
         case .insert(let entity, let rows):
             return try write { db in
                 let ids = try reserveKeys(rows.count, for: entity, in: db)
                 var destinations = Set<ManagedObjectID>()
-                let statement = try insertStatement(entity, in: db)
+                try db.executeMany(sql(entity).insert, zip(ids, rows).map { insertValues(id: $0, values: $1, entity: entity) })
                 for (id, row) in zip(ids, rows) {
-                    try insertRow(id: id, values: row, entity: entity, with: statement)
-                    for relationship in SQLiteSchema.toOne(entity) {
+                    for relationship in SQLSchema.toOne(entity) {
                         guard case .objectID(let destination) = row[relationship.index] else { continue }
                         destinations.insert(destination)
                         if !relationship.inverseIsToMany {
@@ -21,28 +19,31 @@ extension SQLiteStore {
                     }
                 }
                 let keys = ids.map(\.key)
-                let parents = try derivedParents(
-                    of: entity, where: " WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))",
-                    arguments: StatementArguments(keys: keys), in: db)
+                var parents: [Int: Set<Int64>] = [:]
+                for chunk in chunked(keys) {
+                    let fed = try derivedParents(
+                        of: entity, where: " WHERE t0.\(SQLSchema.quote(SQLSchema.primaryKey)) IN (\(placeholders(chunk.count)))",
+                        arguments: chunk.map { .integer($0) }, in: db)
+                    parents.merge(fed) { $0.union($1) }
+                }
                 destinations.formUnion(try recomputeDerived(parents, in: db))
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
             }
         case .update(let entity, let predicate, let variable, let values, let includesSubentities):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
                                                          subentities: includesSubentities)
-            let version = SQLiteSchema.quote(SQLiteSchema.version)
-            let bound = values.keys.sorted().map { (index: $0, argument: values[$0]!.sqlArgument) }
-            let assignments = ["\(version) = \(version) + 1"] + bound.map {
-                "\(SQLiteSchema.quote(entity.propertyName(at: $0.index))) = \($0.argument.placeholder)"
-            }
-            let returning = SQLiteSchema.quote(SQLiteSchema.primaryKey) + (entity.isInHierarchy ? ", \(SQLiteSchema.quote(SQLiteSchema.entityColumn))" : "")
-            let sql = "UPDATE \(SQLiteSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(returning)"
-            let allArguments = StatementArguments(values: bound.map(\.argument.value)) + arguments
+            let version = SQLSchema.quote(SQLSchema.version)
+            let bound = values.keys.sorted()
+            let assignments = ["\(version) = \(version) + 1"] + bound.map { "\(SQLSchema.quote(entity.propertyName(at: $0))) = ?" }
+            let returning = SQLSchema.quote(SQLSchema.primaryKey) + (entity.isInHierarchy ? ", \(SQLSchema.quote(SQLSchema.entityColumn))" : "")
+            let sql = "UPDATE \(SQLSchema.table(entity)) AS t0 SET \(assignments.joined(separator: ", "))\(condition) RETURNING \(returning)"
+            let allArguments = bound.map { values[$0]! } + arguments
             return try write { db in
                 let parentsBefore = try derivedParents(of: entity, where: condition, arguments: arguments, in: db)
-                let ids = try Row.fetchAll(db, sql: sql, arguments: allArguments).map { row in
-                    let name: String? = entity.isInHierarchy ? row[1] : nil
-                    return makeObjectID(name.flatMap { model.entitiesByName[$0]?.managedObjectClass } ?? entity.managedObjectClass, key: row[0])
+                var ids: [ManagedObjectID] = []
+                try db.forEachRow(sql, allArguments) { row in
+                    let name: String? = entity.isInHierarchy && row.columnType(1) == .text ? row.string(1) : nil
+                    ids.append(makeObjectID(name.flatMap { model.entitiesByName[$0]?.managedObjectClass } ?? entity.managedObjectClass, key: row.int64(0)))
                 }
                 let derived = try recomputeDerived(parentsBefore, in: db)
                 return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
@@ -51,8 +52,7 @@ extension SQLiteStore {
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
                                                          subentities: includesSubentities)
             return try write { db in
-                let keys = try Int64.fetchAll(db, sql: "SELECT t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) FROM \(SQLiteSchema.table(entity)) AS t0\(condition)",
-                                              arguments: arguments)
+                let keys = try db.int64s("SELECT t0.\(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(SQLSchema.table(entity)) AS t0\(condition)", arguments)
                 var changes = ObjectIDChanges()
                 var parents: [Int: Set<Int64>] = [:]
                 let affected = try objectIDs(keys, of: entity, in: db)
@@ -67,34 +67,34 @@ extension SQLiteStore {
     /// Points a one-to-one destination back at a new row, detaching whatever
     /// row pointed at that destination before (as the context would).
     private func linkOneToOne(_ relationship: RelationshipDescription, from id: ManagedObjectID, to destination: ManagedObjectID,
-                              entity: EntityDescription, in db: Database) throws {
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
-        let version = SQLiteSchema.quote(SQLiteSchema.version)
-        let column = SQLiteSchema.quote(relationship.name)
-        try db.execute(sql: "UPDATE \(SQLiteSchema.table(entity)) SET \(column) = NULL, \(version) = \(version) + 1 WHERE \(column) = ? AND \(pk) != ?",
-                       arguments: [destination.key, id.key])
-        let inverse = SQLiteSchema.quote(relationship.inverseName)
-        try db.execute(sql: "UPDATE \(SQLiteSchema.table(named: relationship.destinationRootEntityName)) SET \(inverse) = ?, \(version) = \(version) + 1 WHERE \(pk) = ?",
-                       arguments: [id.key, destination.key])
+                              entity: EntityDescription, in db: any SQLDatabase) throws {
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        let version = SQLSchema.quote(SQLSchema.version)
+        let column = SQLSchema.quote(relationship.name)
+        try db.execute("UPDATE \(SQLSchema.table(entity)) SET \(column) = NULL, \(version) = \(version) + 1 WHERE \(column) = ? AND \(pk) != ?",
+                       [.integer(destination.key), .integer(id.key)])
+        let inverse = SQLSchema.quote(relationship.inverseName)
+        try db.execute("UPDATE \(SQLSchema.table(named: relationship.destinationRootEntityName)) SET \(inverse) = ?, \(version) = \(version) + 1 WHERE \(pk) = ?",
+                       [.integer(id.key), .integer(destination.key)])
     }
 
     /// ` WHERE …` for a predicate over alias `t0`, or nothing.
     private func whereClause(entity: EntityDescription, predicate: (any StandardPredicateExpression<Bool>)?,
-                             variable: PredicateExpressions.VariableID?, subentities: Bool) throws -> (String, StatementArguments) {
+                             variable: PredicateExpressions.VariableID?, subentities: Bool) throws -> (String, [StoreValue]) {
         // A request of a parent entity covers its sub-entities unless told not to, as a fetch does.
-        let restriction = SQLiteSchema.entityRestriction(entity, subentities: subentities)
+        let restriction = SQLSchema.entityRestriction(entity, subentities: subentities)
         guard let predicate, let variable else { return (restriction.map { " WHERE \($0)" } ?? "", []) }
-        var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, entity: entity)
+        var compiler = SQLPredicateCompiler(model: model, storeNumber: storeNumber, dialect: dialect, entity: entity)
         let condition = try compiler.condition(for: predicate, variable: variable)
         let combined = restriction.map { "(\(condition)) AND \($0)" } ?? condition
-        return (" WHERE \(combined)", StatementArguments(values: compiler.arguments))
+        return (" WHERE \(combined)", compiler.arguments)
     }
 
     /// Deletes rows and applies their delete rules in SQL: cascade deletes
     /// destinations, nullify clears the inverse column or join rows, deny
     /// throws if a destination remains.
     private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
-                            parents: inout [Int: Set<Int64>], in db: Database) throws {
+                            parents: inout [Int: Set<Int64>], in db: any SQLDatabase) throws {
         guard entity.isInHierarchy else {
             return try deleteConcreteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
         }
@@ -109,26 +109,25 @@ extension SQLiteStore {
 
     /// The IDs of rows `keys` of `entity`'s table, naming each row's concrete
     /// entity (rows that are gone are left out for an entity in a hierarchy).
-    func objectIDs(_ keys: [Int64], of entity: EntityDescription, in db: Database) throws -> [ManagedObjectID] {
+    func objectIDs(_ keys: [Int64], of entity: EntityDescription, in db: any SQLDatabase) throws -> [ManagedObjectID] {
         guard entity.isInHierarchy else { return keys.map { makeObjectID(entity.managedObjectClass, key: $0) } }
         var ids: [ManagedObjectID] = []
-        for chunk in stride(from: 0, to: keys.count, by: 500).map({ Array(keys[$0..<min($0 + 500, keys.count)]) }) {
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let query = "FROM \(SQLiteSchema.table(entity)) AS t0 WHERE t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey)) IN (\(placeholders))"
-            ids += try hierarchyObjectIDs(query, arguments: StatementArguments(keys: chunk), in: db)
+        for chunk in chunked(keys) {
+            let query = "FROM \(SQLSchema.table(entity)) AS t0 WHERE t0.\(SQLSchema.quote(SQLSchema.primaryKey)) IN (\(placeholders(chunk.count)))"
+            ids += try hierarchyObjectIDs(query, arguments: chunk.map { .integer($0) }, in: db)
         }
         return ids
     }
 
     private func deleteConcreteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
-                                    parents: inout [Int: Set<Int64>], in db: Database) throws {
+                                    parents: inout [Int: Set<Int64>], in db: any SQLDatabase) throws {
         let fresh = keys.filter { !changes.deleted.contains(makeObjectID(entity.managedObjectClass, key: $0)) }
         guard !fresh.isEmpty else { return }
         for key in fresh { changes.deleted.insert(makeObjectID(entity.managedObjectClass, key: key)) }
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
-        for chunk in stride(from: 0, to: fresh.count, by: 500).map({ Array(fresh[$0..<min($0 + 500, fresh.count)]) }) {
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let arguments = StatementArguments(keys: chunk)
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        for chunk in chunked(fresh) {
+            let placeholders = placeholders(chunk.count)
+            let arguments: [StoreValue] = chunk.map { .integer($0) }
             // Derived values these rows fed, to recompute once they are gone.
             for (id, keys) in try derivedParents(of: entity, where: " WHERE t0.\(pk) IN (\(placeholders))", arguments: arguments, in: db) {
                 parents[id, default: []].formUnion(keys)
@@ -146,33 +145,33 @@ extension SQLiteStore {
                     try deleteRows(destinationKeys, of: destination, changes: &changes, parents: &parents, in: db)
                 case .nullify:
                     if !relationship.inverseIsToMany {
-                        try db.execute(sql: "UPDATE \(SQLiteSchema.table(destination)) SET \(SQLiteSchema.quote(relationship.inverseName)) = NULL, \(SQLiteSchema.quote(SQLiteSchema.version)) = \(SQLiteSchema.quote(SQLiteSchema.version)) + 1 WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
-                                       arguments: arguments)
+                        try db.execute("UPDATE \(SQLSchema.table(destination)) SET \(SQLSchema.quote(relationship.inverseName)) = NULL, \(SQLSchema.quote(SQLSchema.version)) = \(SQLSchema.quote(SQLSchema.version)) + 1 WHERE \(SQLSchema.quote(relationship.inverseName)) IN (\(placeholders))",
+                                       arguments)
                     }
                     changes.updated.formUnion(destinationIDs)
                 case .noAction:
                     break
                 }
-                if let join = SQLiteSchema.joinTable(relationship, of: entity) {
-                    try db.execute(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments: arguments)
+                if let join = SQLSchema.joinTable(relationship, of: entity) {
+                    try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments)
                 }
             }
-            try db.execute(sql: "DELETE FROM \(SQLiteSchema.table(entity)) WHERE \(pk) IN (\(placeholders))", arguments: arguments)
+            try db.execute("DELETE FROM \(SQLSchema.table(entity)) WHERE \(pk) IN (\(placeholders))", arguments)
         }
     }
 
     /// The destination keys of a relationship for some owner rows.
     private func destinationKeys(of relationship: RelationshipDescription, owner: EntityDescription, ownerKeys placeholders: String,
-                                 arguments: StatementArguments, in db: Database) throws -> [Int64] {
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
-        if let join = SQLiteSchema.joinTable(relationship, of: owner) {
-            return try Int64.fetchAll(db, sql: "SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments: arguments)
+                                 arguments: [StoreValue], in db: any SQLDatabase) throws -> [Int64] {
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        if let join = SQLSchema.joinTable(relationship, of: owner) {
+            return try db.int64s("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments)
         }
         if relationship.isToMany {
-            return try Int64.fetchAll(db, sql: "SELECT \(pk) FROM \(SQLiteSchema.table(named: relationship.destinationRootEntityName)) WHERE \(SQLiteSchema.quote(relationship.inverseName)) IN (\(placeholders))",
-                                      arguments: arguments)
+            return try db.int64s("SELECT \(pk) FROM \(SQLSchema.table(named: relationship.destinationRootEntityName)) WHERE \(SQLSchema.quote(relationship.inverseName)) IN (\(placeholders))",
+                                 arguments)
         }
-        return try Int64.fetchAll(db, sql: "SELECT \(SQLiteSchema.quote(relationship.name)) FROM \(SQLiteSchema.table(owner)) WHERE \(pk) IN (\(placeholders)) AND \(SQLiteSchema.quote(relationship.name)) IS NOT NULL",
-                                  arguments: arguments)
+        return try db.int64s("SELECT \(SQLSchema.quote(relationship.name)) FROM \(SQLSchema.table(owner)) WHERE \(pk) IN (\(placeholders)) AND \(SQLSchema.quote(relationship.name)) IS NOT NULL",
+                             arguments)
     }
 }

@@ -61,7 +61,7 @@ extension SQLPredicateCompiler {
     mutating func formatCondition(_ node: FormatNode, row: FormatRow) throws -> String {
         switch node {
         case .constant(let value):
-            return value ? "1" : "0"
+            return value ? "TRUE" : "FALSE"
         case .not(let wrapped):
             return "(NOT \(try formatCondition(wrapped, row: row)))"
         case .and(let lhs, let rhs):
@@ -88,27 +88,29 @@ extension SQLPredicateCompiler {
                     entity: row.entity.name, key: (rhs.keyPath ?? []).joined(separator: "."),
                     reason: "crosses a to-many relationship, which is supported on the left side of a comparison only")
             }
-            return quantify(quantifier, left) { lhs, lhsRank in Self.comparison(lhs, lhsRank, op, value, rank) }
+            if dialect != .sqlite, let lhsRank = left.rank, lhsRank != 0, rank != 0, lhsRank != rank { throw mixedClasses(lhs, row) }
+            return quantify(quantifier, left) { lhs, lhsRank in comparison(lhs, lhsRank, op, value, rank) }
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try formatReach(lhs, row: row)
             if left.isRelationship { throw relationshipAsValue(lhs, row) }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
+            let function = try swiftFunction(SQLiteFunctions.formatMatch.name, "the format operator \(op)")
             let code = bind(.integer(Int64(op.rawValue * 4 + options.rawValue)))
             let pattern = bind(.string(pattern))
             return quantify(quantifier, left) { value, _ in
-                "(\(SQLiteFunctions.formatMatch.name)(\(code), \(value), \(pattern)) IS 1)"
+                "(\(function)(\(code), \(value), \(pattern)) IS TRUE)"
             }
         case .among(let quantifier, let lhs, let values):
             let left = try formatReach(lhs, row: row)
             if case .object(let key, let destination) = left {
                 guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, row) }
                 let tests = try values.map { try relationshipTest(key, destination, .equal, $0 == .null ? .single("NULL", rank: 0) : .objectID(id($0)), lhs, row) }
-                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+                return tests.isEmpty ? "FALSE" : "(" + tests.joined(separator: " OR ") + ")"
             }
             if case .objects(let rows, let key, let destination) = left {
                 guard values.allSatisfy({ $0 == .null || $0.classRank == 4 }) else { throw relationshipAsValue(lhs, row) }
                 let tests = try values.filter { $0 != .null }.map { try relationshipTest(key, destination, .equal, .objectID(id($0)), lhs, row) }
-                let test = tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+                let test = tests.isEmpty ? "FALSE" : "(" + tests.joined(separator: " OR ") + ")"
                 return quantify(quantifier, .many(rows: rows, value: "", rank: 0)) { _, _ in test }
             }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
@@ -121,17 +123,19 @@ extension SQLPredicateCompiler {
             return quantify(quantifier, left) { value, _ in
                 var tests: [String] = []
                 if matchesNull { tests.append("(\(value) IS NULL)") }
-                if !placeholders.isEmpty { tests.append("((\(value) IN (\(placeholders.joined(separator: ", ")))) IS 1)") }
-                return tests.isEmpty ? "0" : "(" + tests.joined(separator: " OR ") + ")"
+                if !placeholders.isEmpty { tests.append("((\(value) IN (\(placeholders.joined(separator: ", ")))) IS TRUE)") }
+                return tests.isEmpty ? "FALSE" : "(" + tests.joined(separator: " OR ") + ")"
             }
         case .between(let quantifier, let lhs, let low, let high):
             let left = try formatReach(lhs, row: row)
             if left.isRelationship { throw relationshipAsValue(lhs, row) }
             if case .objectID = left { throw objectComparedWithValue(lhs, row) }
             if low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, row) }
+            if dialect != .sqlite, let rank = left.rank, rank != 0,
+               [low.classRank, high.classRank].contains(where: { $0 != 0 && $0 != rank }) { throw mixedClasses(lhs, row) }
             let lowSQL = low == .null ? "NULL" : bind(low.storeValue), highSQL = high == .null ? "NULL" : bind(high.storeValue)
             return quantify(quantifier, left) { value, rank in
-                "(\(Self.comparison(value, rank, .greaterOrEqual, lowSQL, low.classRank)) AND \(Self.comparison(value, rank, .lessOrEqual, highSQL, high.classRank)))"
+                "(\(comparison(value, rank, .greaterOrEqual, lowSQL, low.classRank)) AND \(comparison(value, rank, .lessOrEqual, highSQL, high.classRank)))"
             }
         }
     }
@@ -144,24 +148,30 @@ extension SQLPredicateCompiler {
         case (.many(let rows, let value, let rank), .any): "(EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .all): "(NOT EXISTS (SELECT 1 \(rows) AND NOT \(test(value, rank))))"
         case (.many(let rows, let value, let rank), .none): "(NOT EXISTS (SELECT 1 \(rows) AND \(test(value, rank))))"
-        case (.object, _), (.objectID, _), (.objects, _): "0"
+        case (.object, _), (.objectID, _), (.objects, _): "FALSE"
         }
     }
 
-    /// `lhs op rhs` giving 0 or 1. Values of different storage classes are
-    /// compared without affinity (unary `+`), so SQLite orders them by class
-    /// as ``FormatSemantics/order(_:_:)`` does instead of converting them.
-    private static func comparison(_ lhs: String, _ lhsRank: Int, _ op: FormatComparison, _ rhs: String, _ rhsRank: Int) -> String {
+    /// `lhs op rhs`, true or false (never NULL). Values of different
+    /// storage classes are compared without affinity (unary `+`), so SQLite
+    /// orders them by class as ``FormatSemantics/order(_:_:)`` does instead
+    /// of converting them (other dialects refuse such comparisons).
+    private func comparison(_ lhs: String, _ lhsRank: Int, _ op: FormatComparison, _ rhs: String, _ rhsRank: Int) -> String {
         let plain = lhsRank == 0 || rhsRank == 0 || lhsRank == rhsRank
         let l = plain ? lhs : "(+\(lhs))", r = plain ? rhs : "(+\(rhs))"
         return switch op {
-        case .equal: "(\(l) IS \(r))"
-        case .notEqual: "(\(l) IS NOT \(r))"
-        case .less: "((\(l) < \(r)) IS 1)"
-        case .lessOrEqual: "((\(l) <= \(r)) IS 1)"
-        case .greater: "((\(l) > \(r)) IS 1)"
-        case .greaterOrEqual: "((\(l) >= \(r)) IS 1)"
+        case .equal: dialect.isSame(l, r)
+        case .notEqual: dialect.isNotSame(l, r)
+        case .less: "((\(l) < \(r)) IS TRUE)"
+        case .lessOrEqual: "((\(l) <= \(r)) IS TRUE)"
+        case .greater: "((\(l) > \(r)) IS TRUE)"
+        case .greaterOrEqual: "((\(l) >= \(r)) IS TRUE)"
         }
+    }
+
+    private func mixedClasses(_ operand: FormatOperand, _ row: FormatRow) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: row.entity.name, key: (operand.keyPath ?? []).joined(separator: "."),
+                            reason: "is compared with a value of another type, which only SQLite and in-memory stores order as Core Data does")
     }
 
     /// `relationship == nil` or `== object` (and `!=`): an object matches
@@ -175,9 +185,10 @@ extension SQLPredicateCompiler {
             return op == .equal ? "(\(key) IS NULL)" : "(\(key) IS NOT NULL)"
         case .objectID(let id):
             guard !id.isTemporaryID, id.storeNumber == storeNumber, isSameOrSubclass(id.objectClass, of: destination.managedObjectClass) else {
-                return op == .equal ? "0" : "1"
+                return op == .equal ? "FALSE" : "TRUE"
             }
-            return "(\(key) \(op == .equal ? "IS" : "IS NOT") \(bind(.integer(id.key))))"
+            let other = bind(.integer(id.key))
+            return op == .equal ? dialect.isSame(key, other) : dialect.isNotSame(key, other)
         default:
             throw relationshipAsValue(operand, row)
         }
@@ -215,7 +226,7 @@ extension SQLPredicateCompiler {
         }
         let rest = path.dropFirst()
         let key = fullPath.joined(separator: ".")
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
         if let relationship = entity.relationship(at: index) {
             let destination = try destination(of: relationship)
             if relationship.isToMany {
@@ -256,8 +267,8 @@ extension SQLPredicateCompiler {
 
     /// A column of a row: direct on an alias, otherwise a scalar subquery by primary key.
     private func formatColumn(_ name: String, of row: FormatRow) -> String {
-        if let alias = row.alias { return "\(alias).\(SQLiteSchema.quote(name))" }
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
-        return "(SELECT \(SQLiteSchema.quote(name)) FROM \(SQLiteSchema.table(row.entity)) WHERE \(pk) = \(row.key))"
+        if let alias = row.alias { return "\(alias).\(SQLSchema.quote(name))" }
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        return "(SELECT \(SQLSchema.quote(name)) FROM \(SQLSchema.table(row.entity)) WHERE \(pk) = \(row.key))"
     }
 }

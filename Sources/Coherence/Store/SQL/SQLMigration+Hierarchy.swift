@@ -3,7 +3,7 @@
 // relationships that need no values for saved rows. Anything that would
 // move, rename or retype a column a hierarchy shares is refused with a typed
 // error before the file is touched, rather than risk losing values.
-extension SQLiteMigration {
+extension SQLMigration {
     static func checkHierarchies(from old: StoredModel, to model: ManagedObjectModel) throws(StoreError) {
         let oldEntities = Dictionary(uniqueKeysWithValues: old.entities.map { ($0.name, $0) })
         func oldHierarchy(_ name: String) -> Bool {

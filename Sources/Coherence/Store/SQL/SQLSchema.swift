@@ -1,7 +1,6 @@
 import Foundation
-internal import GRDB
 
-/// The tables of a model in SQLite: one per entity with its primary key
+/// The tables of a model in an SQL store (SQLite or PostgreSQL): one per entity with its primary key
 /// (`Z_PK`), its version (`Z_OPT`, incremented by every save of the row, for
 /// optimistic locking), a column per attribute and one per to-one
 /// relationship (indexed); a join table per many-to-many relationship; the
@@ -9,8 +8,8 @@ internal import GRDB
 /// store UUID, model hash and model description).
 ///
 /// A hierarchy of entities (sub-entities) shares its root entity's table, as
-/// Core Data stores it: see `SQLiteSchema+Hierarchy.swift`.
-enum SQLiteSchema {
+/// Core Data stores it: see `SQLSchema+Hierarchy.swift`.
+enum SQLSchema {
     static let primaryKey = "Z_PK"
     static let version = "Z_OPT"
     static let metadataTable = "Z_METADATA"
@@ -63,22 +62,22 @@ enum SQLiteSchema {
     }
 
     /// Creates every table and index of `model` that does not exist yet.
-    static func create(_ model: ManagedObjectModel, in db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(metadataTable) (key TEXT PRIMARY KEY NOT NULL, value BLOB);
-            CREATE TABLE IF NOT EXISTS \(primaryKeyTable) (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL);
-            """)
+    static func create(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
+        let key = db.dialect.keyType
+        try db.execute("CREATE TABLE IF NOT EXISTS \(metadataTable) (key TEXT PRIMARY KEY NOT NULL, value \(db.dialect.metadataValueType))", [])
+        try db.execute("CREATE TABLE IF NOT EXISTS \(primaryKeyTable) (entity TEXT PRIMARY KEY NOT NULL, max \(key) NOT NULL)", [])
         for entity in model.entities where entity.superentity == nil {
             try createTable(entity, in: db)
         }
     }
 
-    static func createTable(_ entity: EntityDescription, in db: Database) throws {
+    static func createTable(_ entity: EntityDescription, in db: any SQLDatabase) throws {
         if entity.isInHierarchy { return try createHierarchyTable(entity.rootEntity, in: db) }
-        var definitions = ["\(quote(primaryKey)) INTEGER PRIMARY KEY NOT NULL", "\(quote(version)) INTEGER NOT NULL"]
-        definitions += entity.storedAttributes.map { "\(quote($0.name)) \($0.attributeType.sqlType)" }
-        definitions += toOne(entity).map { "\(quote($0.name)) INTEGER" }
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(table(entity)) (\(definitions.joined(separator: ", ")))")
+        let key = db.dialect.keyType
+        var definitions = ["\(quote(primaryKey)) \(key) PRIMARY KEY NOT NULL", "\(quote(version)) \(key) NOT NULL"]
+        definitions += entity.storedAttributes.map { "\(quote($0.name)) \(db.dialect.columnType($0.attributeType))" }
+        definitions += toOne(entity).map { "\(quote($0.name)) \(key)" }
+        try db.execute("CREATE TABLE IF NOT EXISTS \(table(entity)) (\(definitions.joined(separator: ", ")))", [])
         for relationship in toOne(entity) {
             try createIndex(relationship, of: entity, in: db)
         }
@@ -86,22 +85,22 @@ enum SQLiteSchema {
             guard let join = joinTable(relationship, of: entity), join.relationshipIsSource else { continue }
             try createJoinTable(join, in: db)
         }
-        try db.execute(sql: "INSERT OR IGNORE INTO \(primaryKeyTable) (entity, max) VALUES (?, 0)", arguments: [entity.name])
+        try db.execute("INSERT INTO \(primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(entity.name)])
     }
 
-    static func createJoinTable(_ join: JoinTable, in db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(join.name) (source INTEGER NOT NULL, destination INTEGER NOT NULL, PRIMARY KEY (source, destination));
-            CREATE INDEX IF NOT EXISTS \(quote("Z_" + join.name.trimmingCharacters(in: ["\""]) + "_destination")) ON \(join.name) (destination);
-            """)
+    static func createJoinTable(_ join: JoinTable, in db: any SQLDatabase) throws {
+        let key = db.dialect.keyType
+        try db.execute("CREATE TABLE IF NOT EXISTS \(join.name) (source \(key) NOT NULL, destination \(key) NOT NULL, PRIMARY KEY (source, destination))", [])
+        try db.execute("CREATE INDEX IF NOT EXISTS \(quote("Z_" + join.name.trimmingCharacters(in: ["\""]) + "_destination")) ON \(join.name) (destination)", [])
     }
 
     /// An attribute's column as sorts and fetch indexes order it: strings
     /// through the collation of `strings`. One spelling for both, since a
     /// sort can walk an index only if they order alike.
-    static func orderedColumn(_ attribute: AttributeDescription, strings: StoreStringOrder, alias: String? = nil) -> String {
+    static func orderedColumn(_ attribute: AttributeDescription, strings: StoreStringOrder, alias: String? = nil,
+                              dialect: SQLDialect) -> String {
         let column = (alias.map { quote($0) + "." } ?? "") + quote(attribute.name)
-        return attribute.attributeType == .string ? "\(column) COLLATE \(SQLiteCollations.name(of: strings))" : column
+        return attribute.attributeType == .string ? dialect.ordered(column, strings) : column
     }
 
     /// The name of a fetch index (``ManagedObject/indexes``):
@@ -122,19 +121,19 @@ enum SQLiteSchema {
     }
 
     /// The fetch and uniqueness indexes in the file.
-    private static func fetchIndexNames(in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND (name GLOB 'ZFETCHINDEX *' OR name GLOB 'ZUNIQUE *')")
+    private static func fetchIndexNames(in db: any SQLDatabase) throws -> [String] {
+        try db.indexNames(startingWith: ["ZFETCHINDEX ", "ZUNIQUE "])
     }
 
     /// Drops the fetch and uniqueness indexes `model` does not declare:
     /// before a migration, which cannot drop or change a column an index
     /// still uses (and a constraint the model dropped must no longer hold).
-    static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: Database) throws {
+    static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: any SQLDatabase) throws {
         let declared = Set(model.entities.flatMap { entity in
             ownIndexes(entity).map { fetchIndexName(entity.name, $0) } + ownConstraints(entity).map { uniqueIndexName(entity, $0) }
-        })
+        }.map(db.dialect.indexName))
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
-            try db.execute(sql: "DROP INDEX \(quote(name))")
+            try db.execute("DROP INDEX \(quote(name))", [])
         }
     }
 
@@ -142,31 +141,31 @@ enum SQLiteSchema {
     /// String columns are indexed in the order the store sorts them by
     /// default (``StoreStringOrder/comparable``), so that such a sort can
     /// walk the index instead of sorting every row.
-    static func createFetchIndexes(_ model: ManagedObjectModel, in db: Database) throws {
+    static func createFetchIndexes(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
         for entity in model.entities {
             for attributes in ownIndexes(entity) {
                 // The model checked that each name is an attribute.
-                let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable) } }
-                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(quote(fetchIndexName(entity.name, attributes))) ON \(table(entity)) (\(columns.joined(separator: ", ")))")
+                let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable, dialect: db.dialect) } }
+                try db.execute("CREATE INDEX IF NOT EXISTS \(quote(db.dialect.indexName(fetchIndexName(entity.name, attributes)))) ON \(table(entity)) (\(columns.joined(separator: ", ")))", [])
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
             for constraint in ownConstraints(entity) {
-                let name = quote(uniqueIndexName(entity, constraint))
+                let name = quote(db.dialect.indexName(uniqueIndexName(entity, constraint)))
                 // A sub-entity's constraint covers its rows only.
                 let partial = entityRestriction(entity, subentities: true, alias: nil).map { " WHERE \($0)" } ?? ""
                 do {
-                    try db.execute(sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))\(partial)")
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    try db.execute("CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(table(entity)) (\(constraint.map(quote).joined(separator: ", ")))\(partial)", [])
+                } catch let error as StoreError where error.isUniquenessViolation {
                     throw StoreError.incompatibleModel(
                         reason: "rows of \(entity.name) already share values of the uniqueness constraint \(constraint.joined(separator: ", "))")
                 }
             }
         }
-        try SQLiteCollations.reindexIfTheOrderChanged(in: db)
+        try db.dialect.reindexIfTheOrderChanged(in: db)
     }
 
-    static func createIndex(_ relationship: RelationshipDescription, of entity: EntityDescription, in db: Database) throws {
+    static func createIndex(_ relationship: RelationshipDescription, of entity: EntityDescription, in db: any SQLDatabase) throws {
         let index = quote("Z_\(entity.name)_\(relationship.name)")
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \(index) ON \(table(entity)) (\(quote(relationship.name)))")
+        try db.execute("CREATE INDEX IF NOT EXISTS \(index) ON \(table(entity)) (\(quote(relationship.name)))", [])
     }
 }

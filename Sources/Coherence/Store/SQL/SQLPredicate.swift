@@ -1,5 +1,4 @@
 import Foundation
-internal import GRDB
 
 /// Translates a `#Predicate` into an SQL condition over the rows of one
 /// entity. Every value is a bound parameter; nothing from the predicate is
@@ -18,15 +17,19 @@ internal import GRDB
 struct SQLPredicateCompiler {
     let model: ManagedObjectModel
     let storeNumber: UInt32
+    /// The dialect of the SQL written.
+    let dialect: SQLDialect
     /// The entity whose rows the condition filters, aliased `t0`.
     let entity: EntityDescription
-    private(set) var arguments: [DatabaseValue] = []
+    /// The values of the condition's `?` parameters, in order.
+    private(set) var arguments: [StoreValue] = []
     private var variables: [PredicateExpressions.VariableID: Compiled] = [:]
     private var aliases = 0
 
-    init(model: ManagedObjectModel, storeNumber: UInt32, entity: EntityDescription) {
+    init(model: ManagedObjectModel, storeNumber: UInt32, dialect: SQLDialect, entity: EntityDescription) {
         self.model = model
         self.storeNumber = storeNumber
+        self.dialect = dialect
         self.entity = entity
     }
 
@@ -54,7 +57,7 @@ struct SQLPredicateCompiler {
 
     /// The SQL condition for the whole predicate.
     mutating func condition(for expression: any StandardPredicateExpression<Bool>, variable: PredicateExpressions.VariableID) throws -> String {
-        variables[variable] = .object(entity, key: "t0.\(SQLiteSchema.quote(SQLiteSchema.primaryKey))", alias: "t0")
+        variables[variable] = .object(entity, key: "t0.\(SQLSchema.quote(SQLSchema.primaryKey))", alias: "t0")
         return try scalar(expression)
     }
 
@@ -89,10 +92,20 @@ struct SQLPredicateCompiler {
         }
     }
 
+    /// A parameter bound to `value`.
     mutating func bind(_ value: StoreValue) -> String {
-        let argument = value.sqlArgument
-        arguments.append(argument.value)
-        return argument.placeholder
+        arguments.append(value)
+        return "?"
+    }
+
+    /// A call of a function only SQLite has (it runs Swift code, registered
+    /// on every connection by `SQLiteFunctions`); another dialect cannot
+    /// evaluate `construct` exactly, so it is refused by name.
+    func swiftFunction(_ name: String, _ construct: @autoclosure () -> String) throws -> String {
+        guard dialect == .sqlite else {
+            throw unsupported("\(construct()) on a PostgreSQL store, which cannot run the Swift string functions it needs")
+        }
+        return name
     }
 
     mutating func bindVariable(_ id: PredicateExpressions.VariableID, to compiled: Compiled) {
@@ -158,8 +171,12 @@ struct SQLPredicateCompiler {
             }
             throw unsupported("the key path \(keyPath) on the to-many relationship \(relationship.name)")
         case .value(let sql, let type):
-            if keyPath == \String.caseFolded { return .value("\(SQLiteFunctions.caseFolded.name)(\(sql))", type) }
-            if keyPath == \String.reversedText { return .value("\(SQLiteFunctions.reversedText.name)(\(sql))", type) }
+            if keyPath == \String.caseFolded {
+                return .value("\(try swiftFunction(SQLiteFunctions.caseFolded.name, "String.caseFolded"))(\(sql))", type)
+            }
+            if keyPath == \String.reversedText {
+                return .value("\(try swiftFunction(SQLiteFunctions.reversedText.name, "String.reversedText"))(\(sql))", type)
+            }
             throw unsupported("the key path \(keyPath) on a value")
         case .null, .sequence, .objectIDValue:
             throw unsupported("the key path \(keyPath) on a value")
@@ -169,8 +186,8 @@ struct SQLPredicateCompiler {
     /// A column of the row `key` of `entity`: direct when the row is an alias,
     /// otherwise a scalar subquery by primary key.
     private func column(_ name: String, of entity: EntityDescription, key: String, alias: String?) -> String {
-        if let alias { return "\(alias).\(SQLiteSchema.quote(name))" }
-        return "(SELECT \(SQLiteSchema.quote(name)) FROM \(SQLiteSchema.table(entity)) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = \(key))"
+        if let alias { return "\(alias).\(SQLSchema.quote(name))" }
+        return "(SELECT \(SQLSchema.quote(name)) FROM \(SQLSchema.table(entity)) WHERE \(SQLSchema.quote(SQLSchema.primaryKey)) = \(key))"
     }
 
     /// `FROM … WHERE …` selecting the destination rows of a to-many
@@ -178,13 +195,13 @@ struct SQLPredicateCompiler {
     mutating func destinationRows(owner: EntityDescription, key: String, relationship: RelationshipDescription, filter: Filter?,
                                   alias: String? = nil) throws -> String {
         let alias = filter?.alias ?? alias ?? newAlias()
-        let destination = SQLiteSchema.table(named: relationship.destinationRootEntityName)
-        let pk = SQLiteSchema.quote(SQLiteSchema.primaryKey)
+        let destination = SQLSchema.table(named: relationship.destinationRootEntityName)
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
         var link: String
-        if let join = SQLiteSchema.joinTable(relationship, of: owner) {
+        if let join = SQLSchema.joinTable(relationship, of: owner) {
             link = "\(alias).\(pk) IN (SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = \(key))"
         } else {
-            link = "\(alias).\(SQLiteSchema.quote(relationship.inverseName)) = \(key)"
+            link = "\(alias).\(SQLSchema.quote(relationship.inverseName)) = \(key)"
         }
         if let filter { link += " AND (\(filter.condition))" }
         return "FROM \(destination) AS \(alias) WHERE \(link)"
@@ -213,8 +230,8 @@ struct SQLPredicateCompiler {
         // Keys are unique within a hierarchy: an ID of any of its entities can match.
         let matchable = !id.isTemporaryID && id.storeNumber == storeNumber
             && (id.objectClass == entity.managedObjectClass || model.entity(for: id.objectClass)?.rootEntity === entity.rootEntity)
-        guard matchable else { return equal ? "0" : "1" }
-        return "(\(key) \(equal ? "IS" : "IS NOT") \(id.key))"
+        guard matchable else { return equal ? "FALSE" : "TRUE" }
+        return equal ? dialect.isSame(key, "\(id.key)") : dialect.isNotSame(key, "\(id.key)")
     }
 
     /// The store form of a Swift value captured by a predicate.

@@ -1,12 +1,10 @@
 import Foundation
-internal import GRDB
-internal import GRDBSQLite
 
 // Saving: reserving primary keys and writing a save's rows in one transaction.
-extension SQLiteStore {
+extension SQLStore {
     // MARK: Writing
 
-    public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
+    package func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         try write { db in
             let temporary = zip(objectIDs, entities).filter { $0.0.isTemporaryID }
             let mapping = try reserveKeys(for: temporary, in: db)
@@ -16,11 +14,10 @@ extension SQLiteStore {
 
     /// Takes `count` consecutive primary keys of `entity` from
     /// `Z_PRIMARYKEY` in one statement.
-    func reserveKeys(_ count: Int, for entity: EntityDescription, in db: Database) throws -> [ManagedObjectID] {
+    func reserveKeys(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> [ManagedObjectID] {
         guard count > 0 else { return [] }
-        let last = try Int64.fetchOne(db.cachedStatement(
-            sql: "UPDATE \(SQLiteSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max"),
-            arguments: [count, entity.rootEntity.name])
+        let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
+                                [.integer(Int64(count)), .string(entity.rootEntity.name)])
         guard let last else { throw StoreError.unknownEntity(entity.name) }
         return (last - Int64(count) + 1 ... last).map {
             makeObjectID(entity.managedObjectClass, key: $0)
@@ -28,7 +25,7 @@ extension SQLiteStore {
     }
 
     /// Permanent IDs for temporary ones: one key range per entity.
-    func reserveKeys(for temporary: [(ManagedObjectID, EntityDescription)], in db: Database) throws -> [ManagedObjectID: ManagedObjectID] {
+    func reserveKeys(for temporary: [(ManagedObjectID, EntityDescription)], in db: any SQLDatabase) throws -> [ManagedObjectID: ManagedObjectID] {
         var byEntity: [ObjectIdentifier: (entity: EntityDescription, ids: [ManagedObjectID])] = [:]
         for (id, entity) in temporary {
             byEntity[ObjectIdentifier(entity), default: (entity, [])].ids.append(id)
@@ -43,15 +40,15 @@ extension SQLiteStore {
         return mapping
     }
 
-    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    package func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try write { db in
             // In the write transaction: no other writer can insert between
             // the check and the writes (the unique indexes back it up).
             let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
-                var condition = indexes.map { "t0.\(SQLiteSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
-                if let restriction = SQLiteSchema.entityRestriction(entity, subentities: true) { condition += " AND \(restriction)" }
-                let sql = "SELECT \(SQLiteSchema.selectList(entity, alias: "t0")) FROM \(SQLiteSchema.table(entity)) AS t0 WHERE \(condition) LIMIT 8"
-                return try snapshots(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)), entity: entity)
+                var condition = indexes.map { "t0.\(SQLSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
+                if let restriction = SQLSchema.entityRestriction(entity, subentities: true) { condition += " AND \(restriction)" }
+                let sql = "SELECT \(SQLSchema.selectList(entity, alias: "t0")) FROM \(SQLSchema.table(entity)) AS t0 WHERE \(condition) LIMIT 8"
+                return try snapshots(db, sql, values, entity: entity)
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
@@ -75,10 +72,10 @@ extension SQLiteStore {
             // other is a conflict, reported with its values untouched, and
             // nothing more is written.
             for update in request.updated where !update.entity.uniquenessConstraints.isEmpty {
-                let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLiteSchema.quote($0)) = NULL" }
-                try db.cachedStatement(sql: "UPDATE \(SQLiteSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLiteSchema.quote(SQLiteSchema.primaryKey)) = ? AND \(SQLiteSchema.quote(SQLiteSchema.version)) = ?")
-                    .execute(arguments: [update.objectID.key, update.baseVersion])
-                if db.changesCount == 0 {
+                let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLSchema.quote($0)) = NULL" }
+                let cleared = try db.execute("UPDATE \(SQLSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLSchema.quote(SQLSchema.primaryKey)) = ? AND \(SQLSchema.quote(SQLSchema.version)) = ?",
+                                             [.integer(update.objectID.key), .integer(update.baseVersion)])
+                if cleared == 0 {
                     conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
                                            current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
                 }
@@ -100,23 +97,29 @@ extension SQLiteStore {
             // A conflict undoes everything; thrown before inserting, whose
             // values a row that was not deleted may still hold.
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
-            var insertStatements: [ObjectIdentifier: Statement] = [:]
-            var last: (entity: EntityDescription, statement: Statement)?
+            // The rows of each entity go in one batch (see `SQLDatabase.executeMany`).
+            var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [[StoreValue]])] = [:]
+            var order: [ObjectIdentifier] = []
+            var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
             for insert in request.inserted {
                 let id = mapping[insert.objectID] ?? insert.objectID
                 guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
                 let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
-                let statement: Statement
-                if let last, last.entity === insert.entity {
-                    statement = last.statement
-                } else {
-                    statement = try insertStatements[ObjectIdentifier(insert.entity)] ?? insertStatement(insert.entity, in: db)
-                    insertStatements[ObjectIdentifier(insert.entity)] = statement
-                    last = (insert.entity, statement)
+                let key = ObjectIdentifier(insert.entity)
+                if rows[key] == nil {
+                    rows[key] = (insert.entity, [])
+                    order.append(key)
                 }
-                try insertRow(id: id, values: values, entity: insert.entity, with: statement)
-                try writeJoinRows(id: id, entity: insert.entity, values: values, replacing: false, in: db)
+                rows[key]!.rows.append(insertValues(id: id, values: values, entity: insert.entity))
+                if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+            }
+            for key in order {
+                let (entity, values) = rows.removeValue(forKey: key)!
+                try db.executeMany(sql(entity).insert, values)
+            }
+            for (id, entity, values) in joined {
+                try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
             }
             return result
         }
@@ -144,7 +147,7 @@ extension SQLiteStore {
     }
 
     /// `before`, then the values of `entity`'s columns in the order of
-    /// ``SQLiteSchema``, then `after`: one statement's bindings, in one array.
+    /// ``SQLSchema``, then `after`: one statement's bindings, in one array.
     private func columnValues(_ values: [StoreValue], entity: EntityDescription,
                               before: [StoreValue] = [], after: [StoreValue] = []) -> [StoreValue] {
         var columns: [StoreValue] = []
@@ -156,58 +159,41 @@ extension SQLiteStore {
         return columns
     }
 
-    /// The per-row SQL of `entity`.
-    func sql(_ entity: EntityDescription) -> SQLiteStatements {
-        statements[entity.name] ?? SQLiteStatements(entity)
-    }
-
-    /// The statement that inserts a row of `entity`; look it up once per
-    /// save, not once per row.
-    func insertStatement(_ entity: EntityDescription, in db: Database) throws -> Statement {
-        try db.cachedStatement(sql: sql(entity).insert)
-    }
-
-    func insertRow(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription, with statement: Statement) throws {
-        try statement.withBindings(columnValues(values, entity: entity, before: [.integer(id.key), .integer(1)])) { try statement.execute() }
+    /// The arguments of ``SQLStatements/insert`` for a new row (version 1).
+    func insertValues(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
+        columnValues(values, entity: entity, before: [.integer(id.key), .integer(1)])
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
     /// `expectedVersion`; returns the new version, or `nil` on a conflict.
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
-                           in db: Database) throws -> Int64? {
-        let statement = try db.cachedStatement(sql: sql(entity).update)
-        return try statement.withBindings(columnValues(values, entity: entity, after: [.integer(id.key), .integer(expectedVersion)])) {
-            try Int64.fetchOne(statement)
-        }
+                           in db: any SQLDatabase) throws -> Int64? {
+        try db.int64(sql(entity).update, columnValues(values, entity: entity, after: [.integer(id.key), .integer(expectedVersion)]))
     }
 
     /// The row as it is inside a write transaction.
-    private func currentSnapshot(_ id: ManagedObjectID, entity: EntityDescription, in db: Database) throws -> Snapshot? {
-        return try snapshots(db.cachedStatement(sql: sql(entity).selectByKey), arguments: [id.key], entity: entity).first
+    private func currentSnapshot(_ id: ManagedObjectID, entity: EntityDescription, in db: any SQLDatabase) throws -> Snapshot? {
+        try snapshots(db, sql(entity).selectByKey, [.integer(id.key)], entity: entity).first
     }
 
-    private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: Database) throws {
-        try db.cachedStatement(sql: sql(entity).delete)
-            .execute(arguments: [id.key])
+    private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: any SQLDatabase) throws {
+        try db.execute(sql(entity).delete, [.integer(id.key)])
         for relationship in entity.relationships {
-            guard let join = SQLiteSchema.joinTable(relationship, of: entity) else { continue }
-            try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [id.key])
+            guard let join = SQLSchema.joinTable(relationship, of: entity) else { continue }
+            try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(id.key)])
         }
     }
 
     /// Replaces the join rows of each loaded many-to-many relationship.
-    private func writeJoinRows(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], replacing: Bool, in db: Database) throws {
+    private func writeJoinRows(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], replacing: Bool, in db: any SQLDatabase) throws {
         for relationship in entity.relationships {
-            guard let join = SQLiteSchema.joinTable(relationship, of: entity),
+            guard let join = SQLSchema.joinTable(relationship, of: entity),
                   case .objectIDs(let destinations) = values[relationship.index] else { continue }
             if replacing {
-                try db.cachedStatement(sql: "DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?").execute(arguments: [id.key])
+                try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(id.key)])
             }
-            let insert = try db.cachedStatement(
-                sql: "INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)")
-            for destination in destinations {
-                try insert.withBindings([.integer(id.key), .integer(destination.key)]) { try insert.execute() }
-            }
+            try db.executeMany("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                               destinations.map { [.integer(id.key), .integer($0.key)] })
         }
     }
 }

@@ -1,0 +1,250 @@
+import Foundation
+
+/// What the SQL stores share: the whole of a store's work (schema, reads,
+/// fetches, saves, batch requests, derived values, migrations) written once
+/// in SQL over ``SQLConnections``, with what differs between SQLite and
+/// PostgreSQL asked of ``SQLDialect``. ``SQLiteStore`` and the PostgreSQL
+/// store are its public faces: they open their connections and hand every
+/// request to it.
+///
+/// Tables: one per root entity with its primary key (`Z_PK`), its version
+/// (`Z_OPT`, incremented by every save of the row, for optimistic locking),
+/// a column per attribute and per to-one relationship, a join table per
+/// many-to-many relationship, the key counters (`Z_PRIMARYKEY`) and the
+/// metadata (`Z_METADATA`); see ``SQLSchema``.
+///
+/// **Complexity:** reading one object is one indexed query; a fetch is one
+/// query; a save is one transaction with one statement per changed object
+/// (inserts of one entity go together, see ``SQLDatabase/executeMany(_:_:)``).
+package final class SQLStore: Sendable {
+    /// The store's UUID, kept in its metadata.
+    package let identifier: String
+    /// `identifier`'s number, which this store's object IDs carry.
+    let storeNumber: UInt32
+    let model: ManagedObjectModel
+    let connections: any SQLConnections
+    let dialect: SQLDialect
+    /// Each entity's per-row SQL, by entity name.
+    let statements: [String: SQLStatements]
+
+    /// Opens the store in `connections` for `model`: creates the schema when
+    /// there is none, opens an existing store, migrating it lightweight in
+    /// the same transaction. `location` names the store in errors.
+    /// - Throws: ``StoreError/notACoherenceStore(path:)`` when the database
+    ///   holds tables but no Coherence store, ``StoreError/incompatibleModel(reason:)``
+    ///   for a model that cannot be migrated (nothing is changed then), or
+    ///   the database's error.
+    package init(connections: any SQLConnections, dialect: SQLDialect, model: ManagedObjectModel, location: String) throws {
+        self.connections = connections
+        self.dialect = dialect
+        self.model = model
+        statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLStatements($0)) })
+        var migrated = false
+        identifier = try connections.write { db in
+            if try db.tableExists(SQLSchema.metadataTable) {
+                guard let identifier = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
+                      let old = try Self.storedModel(in: db) else {
+                    throw StoreError.notACoherenceStore(path: location)
+                }
+                let migration = try SQLMigration(from: old, to: model)
+                try SQLSchema.dropFetchIndexes(notDeclaredIn: model, in: db)
+                try migration.apply(in: db)
+                try SQLSchema.createFetchIndexes(model, in: db)
+                try Self.writeModel(model, in: db)
+                migrated = !migration.isEmpty || old != StoredModel(model)
+                return identifier
+            }
+            guard try db.tableNames().isEmpty else { throw StoreError.notACoherenceStore(path: location) }
+            let identifier = UUID().uuidString
+            try SQLSchema.create(model, in: db)
+            try SQLSchema.createFetchIndexes(model, in: db)
+            try db.execute("INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", [.string(identifier)])
+            try Self.writeModel(model, in: db)
+            return identifier
+        }
+        storeNumber = StoreNumbers.number(for: identifier)
+        // Derived columns added or changed by the migration start right.
+        if migrated { try connections.write { db in try recomputeAllDerived(in: db) } }
+    }
+
+    /// The model a store was saved with, from its metadata.
+    static func storedModel(in db: any SQLDatabase) throws -> StoredModel? {
+        var json: Data?
+        try db.forEachRow("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'model'", []) { row in
+            switch row.columnType(0) {
+            case .blob: json = row.data(0)
+            case .text: json = Data(row.string(0).utf8)
+            default: break
+            }
+        }
+        return json.flatMap { try? JSONDecoder().decode(StoredModel.self, from: $0) }
+    }
+
+    private static func writeModel(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
+        let stored = StoredModel(model)
+        let json = try stored.encoded()
+        // SQLite has always kept the JSON as bytes; PostgreSQL keeps text.
+        let value: StoreValue = db.dialect == .sqlite ? .data(json) : .string(String(decoding: json, as: UTF8.self))
+        try db.execute("""
+            INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES ('model', ?), ('modelHash', ?)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, [value, .string(stored.hash)])
+    }
+
+    /// The hash of the model the store was last opened with.
+    package func modelHash() throws -> String? {
+        try read { db in try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'modelHash'") }
+    }
+
+    // MARK: Reading
+
+    /// How many read transactions the store ran.
+    package var queryCount: Int { queries.withLock { $0 } }
+    private let queries = Locked(0)
+
+    /// How many rows the store's reads turned into snapshots.
+    package var rowsRead: Int { rows.withLock { $0 } }
+    private let rows = Locked(0)
+
+    /// Counts `count` rows read (see ``rowsRead``).
+    func noteRowsRead(_ count: Int) {
+        rows.withLock { $0 += count }
+    }
+
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        queries.withLock { $0 += 1 }
+        return try connections.read(body)
+    }
+
+    func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try connections.write(body)
+    }
+
+    /// The entity of a class in the store's model.
+    func entity(of objectID: ManagedObjectID) throws -> EntityDescription {
+        guard let entity = model.entity(for: objectID.objectClass) else { throw StoreError.unknownEntity(objectID.entityName) }
+        return entity
+    }
+
+    /// A snapshot from a row selected with ``SQLSchema/selectList(_:alias:)``
+    /// starting at column `offset`.
+    func snapshot(from row: any SQLRow, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+        if entity.isInHierarchy || entity.referencesHierarchy { return try hierarchySnapshot(from: row, entity: entity, offset: offset) }
+        let key = row.int64(offset)
+        let version = row.int64(offset + 1)
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.propertyCount)
+        var column = offset + 2
+        for (index, slot) in entity.attributeSlots.enumerated() {
+            if slot.isTransient {
+                // No column: a loaded object has the declared initial value.
+                values.append(entity.attributes[index].defaultValue ?? .null)
+                continue
+            }
+            values.append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
+            column += 1
+        }
+        for relationship in entity.relationships {
+            if relationship.isToMany {
+                values.append(.toManyFault)
+            } else {
+                values.append(try toOneValue(row, column, relationship: relationship, destination: relationship.destinationType, entity: entity))
+                column += 1
+            }
+        }
+        return Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), values: values, version: version)
+    }
+
+    /// The value of attribute `index` in `column`.
+    func attributeValue(_ row: any SQLRow, _ column: Int, slot: AttributeSlotEntry, entity: EntityDescription, index: Int) throws -> StoreValue {
+        do {
+            let value = try StoreValue(row: row, index: column, type: slot.attributeType)
+            if case .null = value, slot.readsNullAsNaN { return .double(.nan) }
+            return value
+        } catch {
+            throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
+        }
+    }
+
+    /// The value of a to-one relationship in `column`: the destination's key.
+    func toOneValue(_ row: any SQLRow, _ column: Int, relationship: RelationshipDescription, destination: ManagedObject.Type,
+                    entity: EntityDescription) throws -> StoreValue {
+        switch row.columnType(column) {
+        case .null: return .null
+        case .integer: return .objectID(makeObjectID(destination, key: row.int64(column)))
+        default:
+            throw StoreError.invalidStoredValue(entity: entity.name, property: relationship.name,
+                                                reason: "a to-one relationship's column holds a row key, found something else")
+        }
+    }
+
+    /// The snapshots of the rows `sql` selects with `arguments`.
+    func snapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue] = [], entity: EntityDescription) throws -> [Snapshot] {
+        var snapshots: [Snapshot] = []
+        try db.forEachRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+        return snapshots
+    }
+
+    /// The ID of row `key` of an entity of this store.
+    func makeObjectID(_ objectClass: ManagedObject.Type, key: Int64) -> ManagedObjectID {
+        ManagedObjectID(objectClass: objectClass, storeNumber: storeNumber, key: key)
+    }
+
+    /// The per-row SQL of `entity`.
+    func sql(_ entity: EntityDescription) -> SQLStatements {
+        statements[entity.name] ?? SQLStatements(entity)
+    }
+
+    package func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        guard objectID.storeNumber == storeNumber else { return nil }
+        let entity = try entity(of: objectID)
+        return try read { db in
+            // In a hierarchy, the row must be of the ID's entity (an ID naming
+            // a parent for a sub-entity's row names no object).
+            guard let snapshot = try snapshots(db, sql(entity).selectByKey, [.integer(objectID.key)], entity: entity).first,
+                  !entity.isInHierarchy || snapshot.objectID == objectID
+            else { return nil }
+            noteRowsRead(1)
+            return snapshot
+        }
+    }
+
+    package func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        try read { db in
+            let restriction = SQLSchema.entityRestriction(entity, subentities: false, alias: entity.rootEntity.name).map { " WHERE \($0)" } ?? ""
+            let sql = "SELECT \(SQLSchema.selectList(entity)) FROM \(SQLSchema.table(entity))\(restriction) ORDER BY \(SQLSchema.quote(SQLSchema.primaryKey))"
+            let snapshots = try snapshots(db, sql, entity: entity)
+            noteRowsRead(snapshots.count)
+            return snapshots
+        }
+    }
+
+    package func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+        let entity = try entity(of: objectID)
+        return try read { db in
+            if relationship.destinationHasSubentities {
+                return try hierarchyRelatedObjectIDs(of: objectID, entity: entity, relationship: relationship, in: db)
+            }
+            let keys: [Int64]
+            if let join = SQLSchema.joinTable(relationship, of: entity) {
+                keys = try db.int64s("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(objectID.key)])
+            } else {
+                let destination = SQLSchema.table(named: relationship.destinationRootEntityName)
+                keys = try db.int64s("SELECT \(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(destination) WHERE \(SQLSchema.quote(relationship.inverseName)) = ?",
+                                     [.integer(objectID.key)])
+            }
+            return Set(keys.map { makeObjectID(relationship.destinationType, key: $0) })
+        }
+    }
+}
+
+/// Chunks of at most `size` elements, for `IN (…)` lists that must stay
+/// under the databases' parameter limits.
+func chunked<T>(_ elements: [T], by size: Int = 500) -> [ArraySlice<T>] {
+    stride(from: 0, to: elements.count, by: size).map { elements[$0..<min($0 + size, elements.count)] }
+}
+
+/// `?, ?, …`: `count` parameters.
+func placeholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}

@@ -1,0 +1,122 @@
+import Foundation
+internal import GRDB
+internal import GRDBSQLite
+
+/// The SQLite store's connections: a GRDB pool over one file in WAL mode,
+/// so reads run beside a save that is writing, and SQLite lets one writer
+/// at a time in, across processes too.
+///
+/// Statements are prepared once per connection and kept (GRDB's statement
+/// cache): the per-row statements of saves and faults, and each distinct
+/// query a program runs.
+final class SQLiteConnections: SQLConnections {
+    let pool: DatabasePool
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        do {
+            return try pool.read { db in try body(SQLiteDatabase(db: db)) }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        do {
+            return try pool.write { db in try body(SQLiteDatabase(db: db)) }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+}
+
+/// One GRDB connection inside a transaction, as ``SQLDatabase``: values are
+/// bound straight through SQLite's C API (`SQLiteValues.swift`), rows read
+/// column by column without building GRDB rows.
+struct SQLiteDatabase: SQLDatabase {
+    let db: Database
+
+    var dialect: SQLDialect { .sqlite }
+
+    @discardableResult
+    func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.withBindings(arguments) { try statement.execute() }
+        return db.changesCount
+    }
+
+    func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
+        guard !rows.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: sql)
+        for row in rows {
+            try statement.withBindings(row) { try statement.execute() }
+        }
+    }
+
+    func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (any SQLRow) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.withBindings(arguments) {
+            let rows = try Row.fetchCursor(statement)
+            let row = SQLiteRow(statement: statement.sqliteStatement)
+            while try rows.next() != nil {
+                try body(row)
+            }
+        }
+    }
+
+    func tableExists(_ name: String) throws -> Bool {
+        try db.tableExists(name)
+    }
+
+    func tableNames() throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+    }
+
+    func columnNames(_ table: String) throws -> [String] {
+        try db.columns(in: table).map(\.name)
+    }
+
+    func indexNames(startingWith prefixes: [String]) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'").filter { name in
+            prefixes.contains { name.hasPrefix($0) }
+        }
+    }
+}
+
+/// The row an SQLite statement stands on.
+struct SQLiteRow: SQLRow {
+    let statement: SQLiteStatement
+
+    func columnType(_ index: Int) -> SQLColumnType {
+        switch sqlite3_column_type(statement, CInt(index)) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        default: .blob
+        }
+    }
+
+    func int64(_ index: Int) -> Int64 {
+        sqlite3_column_int64(statement, CInt(index))
+    }
+
+    func double(_ index: Int) -> Double {
+        sqlite3_column_double(statement, CInt(index))
+    }
+
+    /// With its length, so that text holding NUL characters is read whole.
+    func string(_ index: Int) -> String {
+        guard let bytes = sqlite3_column_text(statement, CInt(index)) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, CInt(index)))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    func data(_ index: Int) -> Data {
+        guard let bytes = sqlite3_column_blob(statement, CInt(index)) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(statement, CInt(index))))
+    }
+}
