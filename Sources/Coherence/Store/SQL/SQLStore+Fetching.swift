@@ -96,9 +96,9 @@ extension SQLStore {
                 } else {
                     sql = "SELECT t0.\(SQLSchema.quote(relationship.inverseName)), \(SQLSchema.selectList(destination, alias: "t0")) FROM \(SQLSchema.table(destination)) AS t0 WHERE t0.\(SQLSchema.quote(relationship.inverseName)) IN (\(list))"
                 }
-                try db.forEachRow(sql, chunk.map { .integer($0) }) { row in
-                    guard let owner = ownersByKey[row.int64(0)] else { return }
-                    result[owner, default: []].append(try snapshot(from: row, entity: destination, offset: 1))
+                for (key, snapshot) in try keyedSnapshots(db, sql, chunk.map { .integer($0) }, entity: destination) {
+                    guard let owner = ownersByKey[key] else { continue }
+                    result[owner, default: []].append(snapshot)
                 }
             }
             noteRowsRead(result.values.reduce(0) { $0 + $1.count })

@@ -7,7 +7,7 @@ extension SQLStore {
     /// A snapshot from a row selected with ``SQLSchema/hierarchySelectList(_:alias:)``
     /// starting at column `offset`, for an entity in a hierarchy (the row's
     /// `Z_ENT` tells its concrete entity) or referring to one.
-    func hierarchySnapshot(from row: any SQLRow, entity requested: EntityDescription, offset first: Int) throws -> Snapshot {
+    func hierarchySnapshot<Row: SQLRow>(from row: Row, entity requested: EntityDescription, offset first: Int) throws -> Snapshot {
         let key = row.int64(first)
         let version = row.int64(first + 1)
         let entity = requested.isInHierarchy
@@ -41,7 +41,7 @@ extension SQLStore {
     }
 
     /// The entity whose name is in `column`: `root` or one of its sub-entities.
-    private func concreteEntity(named row: any SQLRow, column: Int, root: EntityDescription) throws -> EntityDescription {
+    private func concreteEntity<Row: SQLRow>(named row: Row, column: Int, root: EntityDescription) throws -> EntityDescription {
         guard row.columnType(column) == .text,
               let entity = model.entitiesByName[row.string(column)], entity.isKind(of: root) else {
             throw StoreError.invalidStoredValue(entity: root.name, property: SQLSchema.entityColumn,

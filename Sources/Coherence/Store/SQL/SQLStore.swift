@@ -128,7 +128,7 @@ package final class SQLStore: Sendable {
 
     /// A snapshot from a row selected with ``SQLSchema/selectList(_:alias:)``
     /// starting at column `offset`.
-    func snapshot(from row: any SQLRow, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+    func snapshot<Row: SQLRow>(from row: Row, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
         if entity.isInHierarchy || entity.referencesHierarchy { return try hierarchySnapshot(from: row, entity: entity, offset: offset) }
         let key = row.int64(offset)
         let version = row.int64(offset + 1)
@@ -156,7 +156,7 @@ package final class SQLStore: Sendable {
     }
 
     /// The value of attribute `index` in `column`.
-    func attributeValue(_ row: any SQLRow, _ column: Int, slot: AttributeSlotEntry, entity: EntityDescription, index: Int) throws -> StoreValue {
+    func attributeValue<Row: SQLRow>(_ row: Row, _ column: Int, slot: AttributeSlotEntry, entity: EntityDescription, index: Int) throws -> StoreValue {
         do {
             let value = try StoreValue(row: row, index: column, type: slot.attributeType)
             if case .null = value, slot.readsNullAsNaN { return .double(.nan) }
@@ -167,7 +167,7 @@ package final class SQLStore: Sendable {
     }
 
     /// The value of a to-one relationship in `column`: the destination's key.
-    func toOneValue(_ row: any SQLRow, _ column: Int, relationship: RelationshipDescription, destination: ManagedObject.Type,
+    func toOneValue<Row: SQLRow>(_ row: Row, _ column: Int, relationship: RelationshipDescription, destination: ManagedObject.Type,
                     entity: EntityDescription) throws -> StoreValue {
         switch row.columnType(column) {
         case .null: return .null
@@ -181,7 +181,25 @@ package final class SQLStore: Sendable {
     /// The snapshots of the rows `sql` selects with `arguments`.
     func snapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue] = [], entity: EntityDescription) throws -> [Snapshot] {
         var snapshots: [Snapshot] = []
-        try db.forEachRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+        // SQLite's rows by their type, so that the per-column code is
+        // specialized for them (a fetch runs it for every column of every row).
+        if let db = db as? SQLiteDatabase {
+            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+        } else {
+            try db.forEachRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+        }
+        return snapshots
+    }
+
+    /// The snapshots of the rows `sql` selects with `arguments`, after a
+    /// first column holding a key (the owner's, for prefetching).
+    func keyedSnapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue], entity: EntityDescription) throws -> [(Int64, Snapshot)] {
+        var snapshots: [(Int64, Snapshot)] = []
+        if let db = db as? SQLiteDatabase {
+            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, offset: 1))) }
+        } else {
+            try db.forEachRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, offset: 1))) }
+        }
         return snapshots
     }
 

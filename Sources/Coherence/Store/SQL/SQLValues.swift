@@ -15,7 +15,7 @@ import Foundation
 extension StoreValue {
     /// Reads an attribute value of `type` from column `index` of `row`.
     /// - Throws: ``SQLValueError`` when the column holds something else.
-    init(row: any SQLRow, index: Int, type: AttributeType) throws {
+    init<Row: SQLRow>(row: Row, index: Int, type: AttributeType) throws {
         switch (row.columnType(index), type) {
         case (.null, _):
             self = .null

@@ -57,6 +57,11 @@ struct SQLiteDatabase: SQLDatabase {
     }
 
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (any SQLRow) throws -> Void) throws {
+        try forEachSQLiteRow(sql, arguments, body)
+    }
+
+    /// ``forEachRow(_:_:_:)`` with rows of their concrete type.
+    func forEachSQLiteRow(_ sql: String, _ arguments: [StoreValue], _ body: (SQLiteRow) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         try statement.withBindings(arguments) {
             let rows = try Row.fetchCursor(statement)
