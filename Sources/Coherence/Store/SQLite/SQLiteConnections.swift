@@ -95,6 +95,7 @@ struct SQLiteDatabase: SQLDatabase {
 struct SQLiteRow: SQLRow {
     let statement: SQLiteStatement
 
+    @inline(__always)
     func columnType(_ index: Int) -> SQLColumnType {
         switch sqlite3_column_type(statement, CInt(index)) {
         case SQLITE_NULL: .null
@@ -105,10 +106,12 @@ struct SQLiteRow: SQLRow {
         }
     }
 
+    @inline(__always)
     func int64(_ index: Int) -> Int64 {
         sqlite3_column_int64(statement, CInt(index))
     }
 
+    @inline(__always)
     func double(_ index: Int) -> Double {
         sqlite3_column_double(statement, CInt(index))
     }
