@@ -55,8 +55,9 @@ extension ManagedObjectContext {
                                      having: havingPredicate, distinct: returnsDistinctResults)
         let rows: [[StoreValue]]
         let stores = coordinator.persistentStores
-        if parent == nil, !request.evaluatesPredicateInMemory, stores.count == 1, let store = stores[0] as? AggregatingStore {
-            rows = try store.aggregateRows(plan, predicate: request.predicate?.expression, variable: request.predicate?.variable.key)
+        if parent == nil, !request.evaluatesPredicateInMemory, stores.count == 1, let store = stores[0] as? AggregatingStore,
+           let stored = try store.aggregateRows(plan, predicate: request.predicate?.expression, variable: request.predicate?.variable.key) {
+            rows = stored
         } else {
             var committed = request
             committed.includesPendingChanges = false
@@ -191,7 +192,9 @@ extension ManagedObjectContext {
 
 /// A store that runs dictionary fetches with grouping and aggregates itself.
 package protocol AggregatingStore {
-    /// The rows of `plan` over the committed rows matching the predicate.
+    /// The rows of `plan` over the committed rows matching the predicate, or
+    /// `nil` when the store cannot evaluate the predicate (the context then
+    /// computes them in memory).
     func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
-                       variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]
+                       variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]?
 }

@@ -99,6 +99,15 @@ package enum SQLDialect: Sendable, Hashable {
         self == .postgres && !isDouble ? "CAST(SUM(\(column)) AS BIGINT)" : "SUM(\(column))"
     }
 
+    /// Where `part` first occurs in `text`, counted in characters from 1;
+    /// 0 when it does not.
+    package func position(of part: String, in text: String) -> String {
+        switch self {
+        case .sqlite: "instr(\(text), \(part))"
+        case .postgres: "strpos(\(text), \(part))"
+        }
+    }
+
     /// `LIMIT ? OFFSET ?`'s limit for "no limit".
     package var noLimit: Int64 {
         switch self {

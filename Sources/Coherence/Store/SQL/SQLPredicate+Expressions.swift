@@ -126,14 +126,14 @@ extension PredicateExpressions.OptionalFlatMap: SQLCompilable {
 
 extension PredicateExpressions.CollectionContainsCollection: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
-        .value("(instr(\(try compiler.scalar(base)), \(try compiler.scalar(other))) > 0)", .boolean)
+        .value("(\(compiler.dialect.position(of: try compiler.scalar(other), in: try compiler.scalar(base))) > 0)", .boolean)
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: SQLCompilable {
     func compile(_ compiler: inout SQLPredicateCompiler) throws -> SQLPredicateCompiler.Compiled {
-        // instr gives the first occurrence: 1 exactly when the text starts with the prefix.
-        .value("(instr(\(try compiler.scalar(base)), \(try compiler.scalar(prefix))) = 1)", .boolean)
+        // The first occurrence is at 1 exactly when the text starts with the prefix.
+        .value("(\(compiler.dialect.position(of: try compiler.scalar(prefix), in: try compiler.scalar(base))) = 1)", .boolean)
     }
 }
 

@@ -169,9 +169,8 @@ extension SQLPredicateCompiler {
         }
     }
 
-    private func mixedClasses(_ operand: FormatOperand, _ row: FormatRow) -> PredicateFormatError {
-        .unsupportedKeyPath(entity: row.entity.name, key: (operand.keyPath ?? []).joined(separator: "."),
-                            reason: "is compared with a value of another type, which only SQLite and in-memory stores order as Core Data does")
+    private func mixedClasses(_ operand: FormatOperand, _ row: FormatRow) -> SQLDialectCannotEvaluate {
+        SQLDialectCannotEvaluate(construct: "\((operand.keyPath ?? []).joined(separator: ".")) compared with a value of another type", entity: row.entity.name)
     }
 
     /// `relationship == nil` or `== object` (and `!=`): an object matches

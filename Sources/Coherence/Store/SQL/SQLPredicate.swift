@@ -102,9 +102,7 @@ struct SQLPredicateCompiler {
     /// on every connection by `SQLiteFunctions`); another dialect cannot
     /// evaluate `construct` exactly, so it is refused by name.
     func swiftFunction(_ name: String, _ construct: @autoclosure () -> String) throws -> String {
-        guard dialect == .sqlite else {
-            throw unsupported("\(construct()) on a PostgreSQL store, which cannot run the Swift string functions it needs")
-        }
+        guard dialect == .sqlite else { throw SQLDialectCannotEvaluate(construct: construct(), entity: entity.name) }
         return name
     }
 
@@ -254,6 +252,15 @@ struct SQLPredicateCompiler {
         }
         throw unsupported("a value of type \(type(of: value))")
     }
+}
+
+/// A predicate that the dialect cannot evaluate exactly (PostgreSQL cannot
+/// run Swift's string functions): the store then returns `nil` for the
+/// request, and the context evaluates it in memory, over every row of the
+/// entity, with the very Swift code the in-memory store uses.
+struct SQLDialectCannotEvaluate: Error {
+    let construct: String
+    let entity: String
 }
 
 /// An expression that ``SQLPredicateCompiler`` can translate.

@@ -5,7 +5,16 @@ import Foundation
 
 extension SQLStore: AggregatingStore {
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
-                       variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]] {
+                               variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]? {
+        do {
+            return try aggregateRowsInSQL(plan, predicate: predicate, variable: variable)
+        } catch is SQLDialectCannotEvaluate {
+            return nil
+        }
+    }
+
+    private func aggregateRowsInSQL(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
+                                    variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]] {
         let entity = plan.entity
         var arguments: [StoreValue] = []
         let expressions = plan.columns.map { column -> String in

@@ -3,6 +3,14 @@ import Foundation
 // Batch requests as SQL, in one transaction each.
 extension SQLStore {
     package func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+        do {
+            return try executeInSQL(request)
+        } catch is SQLDialectCannotEvaluate {
+            return nil // the context runs it through a scratch context
+        }
+    }
+
+    private func executeInSQL(_ request: StoreBatchRequest) throws -> StoreBatchResult {
         switch request {
         case .insert(let entity, let rows):
             return try write { db in

@@ -29,8 +29,18 @@ extension SQLStore {
         return (sql, arguments)
     }
 
+    /// `query(for:)`, or `nil` when the dialect cannot evaluate the
+    /// predicate (the context then does, see ``SQLDialectCannotEvaluate``).
+    private func queryIfEvaluable(for request: StoreFetchRequest) throws -> (sql: String, arguments: [StoreValue])? {
+        do {
+            return try query(for: request)
+        } catch is SQLDialectCannotEvaluate {
+            return nil
+        }
+    }
+
     package func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
-        let (query, arguments) = try query(for: request)
+        guard let (query, arguments) = try queryIfEvaluable(for: request) else { return nil }
         let entity = request.entity
         return try read { db in
             let snapshots = try snapshots(db, "SELECT \(SQLSchema.selectList(entity, alias: "t0")) \(query)", arguments, entity: entity)
@@ -40,7 +50,7 @@ extension SQLStore {
     }
 
     package func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
-        let (query, arguments) = try query(for: request)
+        guard let (query, arguments) = try queryIfEvaluable(for: request) else { return nil }
         let entity = request.entity
         return try read { db in
             if entity.isInHierarchy { return try hierarchyObjectIDs(query, arguments: arguments, in: db) }
@@ -50,7 +60,7 @@ extension SQLStore {
     }
 
     package func count(_ request: StoreFetchRequest) throws -> Int? {
-        let (query, arguments) = try query(for: request)
+        guard let (query, arguments) = try queryIfEvaluable(for: request) else { return nil }
         return try read { db in
             Int(try db.int64("SELECT COUNT(*) FROM (SELECT 1 \(query)) AS counted", arguments) ?? 0)
         }

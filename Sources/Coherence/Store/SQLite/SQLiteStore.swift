@@ -141,7 +141,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore {
     }
 
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
-                               variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]] {
+                               variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]? {
         try store.aggregateRows(plan, predicate: predicate, variable: variable)
     }
 }
