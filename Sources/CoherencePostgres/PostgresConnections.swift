@@ -86,10 +86,12 @@ package final class PostgresConnections: SQLConnections {
         pool.withLock { $0.roundTrips }
     }
 
+    @discardableResult
     package func read<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
         try transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
     }
 
+    @discardableResult
     package func write<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
         try transaction(begin: ["BEGIN", "SELECT pg_advisory_xact_lock(\(writeLockKey))"], body)
     }
@@ -102,21 +104,27 @@ package final class PostgresConnections: SQLConnections {
         } catch StoreError.serverUnreachable {
             // Died while idle in the pool, before anything of this
             // transaction ran: one fresh connection is tried.
-            checkin(connection)
+            discard(connection)
             connection = try checkout()
             try start(begin, on: connection)
         }
-        defer { checkin(connection) }
+        var broken = false
+        defer { broken ? discard(connection) : checkin(connection) }
         let database = PostgresDatabase(connection: connection, connections: self)
         let result: T
         do {
             result = try body(database)
         } catch {
-            rollback(connection)
+            if case StoreError.serverUnreachable = error { broken = true } else { rollback(connection) }
             throw error
         }
-        try wait(on: connection, sql: "COMMIT", committing: true) {
-            connection.query("COMMIT", logger: logger)
+        do {
+            try wait(on: connection, sql: "COMMIT", committing: true) {
+                connection.query("COMMIT", logger: logger)
+            }
+        } catch {
+            if case StoreError.serverUnreachable = error { broken = true }
+            throw error
         }
         return result
     }
@@ -131,8 +139,11 @@ package final class PostgresConnections: SQLConnections {
                 }
             }
         } catch {
-            rollback(connection)
-            if case StoreError.serverUnreachable = error {} else { checkin(connection) }
+            // A dead connection is discarded by the caller.
+            if case StoreError.serverUnreachable = error {} else {
+                rollback(connection)
+                checkin(connection)
+            }
             throw error
         }
     }
@@ -152,9 +163,39 @@ package final class PostgresConnections: SQLConnections {
         Self.preconditionNotOnEventLoop()
         pool.withLock { $0.roundTrips += 1 }
         do {
-            return try make().wait()
+            // postgres-nio never completes a query sent on a connection that
+            // is already closed: the wait also ends when the connection closes.
+            guard !connection.isClosed else { throw ConnectionClosed() }
+            let result = connection.eventLoop.makePromise(of: T.self)
+            let once = Once()
+            make().whenComplete { outcome in
+                if once.first() { result.completeWith(outcome) }
+            }
+            connection.closeFuture.whenComplete { _ in
+                if once.first() { result.fail(ConnectionClosed()) }
+            }
+            return try result.futureResult.wait()
         } catch {
             throw storeError(error, sql: sql, connection: connection, committing: committing)
+        }
+    }
+
+    /// The connection closed before its statement completed.
+    private struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection is closed" }
+    }
+
+    /// True for the first caller only.
+    private final class Once: @unchecked Sendable {
+        private let lock = NSLock()
+        private var done = false  // Guarded by `lock`.
+
+        func first() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            if done { return false }
+            done = true
+            return true
         }
     }
 
@@ -166,8 +207,7 @@ package final class PostgresConnections: SQLConnections {
         while true {
             switch pool.take(maximum: maximumConnections) {
             case .idle(let connection) where connection.isClosed:
-                Self.close(connection)
-                pool.discard()
+                discard(connection)
             case .idle(let connection):
                 return connection
             case .open:
@@ -181,11 +221,16 @@ package final class PostgresConnections: SQLConnections {
         }
     }
 
+    /// Closes `connection`, which failed, and forgets it.
+    private func discard(_ connection: PostgresConnection) {
+        Self.close(connection)
+        pool.discard()
+    }
+
     /// Gives `connection` back to the pool, or discards it when it is closed.
     private func checkin(_ connection: PostgresConnection) {
         if connection.isClosed {
-            Self.close(connection)
-            pool.discard()
+            discard(connection)
         } else {
             pool.giveBack(connection)
         }
@@ -298,7 +343,10 @@ package final class PostgresConnections: SQLConnections {
 
     private static func describe(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return String(describing: error) }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-        return "\(error.code)"
+        switch error.underlying {
+        case let underlying as PSQLError: return "\(error.code): \(underlying.code)"
+        case let underlying?: return "\(error.code): \(underlying)"
+        case nil: return "\(error.code)"
+        }
     }
 }

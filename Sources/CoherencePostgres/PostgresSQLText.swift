@@ -70,12 +70,13 @@ package enum PostgresSQLText {
         guard row.first == "(", row.dropFirst().dropLast().allSatisfy({ !"()'\"".contains($0) }) else {
             return nil
         }
-        return (String(trimmed[..<values.lowerBound]) + " VALUES ", String(row))
+        let head = trimmed[..<values.lowerBound].trimmingTrailing(while: \.isWhitespace)
+        return (head + " VALUES ", String(row))
     }
 }
 
-extension String {
-    fileprivate func trimmingTrailing(while predicate: (Character) -> Bool) -> Substring {
+extension StringProtocol {
+    fileprivate func trimmingTrailing(while predicate: (Character) -> Bool) -> SubSequence {
         var end = endIndex
         while end > startIndex, predicate(self[index(before: end)]) { end = index(before: end) }
         return self[..<end]
