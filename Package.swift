@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "Coherence",
                 "CoherencePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -35,7 +35,14 @@ import PostgresNIO
 /// and a new one is opened by the next call: a transaction whose connection
 /// dies throws ``StoreError/serverUnreachable(host:port:reason:)`` (it did not
 /// commit), and a connection found dead at `BEGIN` is replaced once, silently.
-/// Connecting takes at most the configuration's connect timeout.
+/// Connecting takes at most the configuration's connect timeout. A call made
+/// inside another call's body needs a connection of its own: with every
+/// connection in use by the caller's own outer calls it would wait forever.
+///
+/// **Round trips.** A read is `BEGIN`, its statements and `COMMIT`; a write
+/// adds the lock: 3 + its statements. ``PostgresDatabase/executeMany(_:_:)``
+/// of a single-row `INSERT` sends one statement per 65,535 parameters. A
+/// query's rows are all received before the first is handed to the caller.
 package final class PostgresConnections: SQLConnections {
     package typealias Database = PostgresDatabase
 

@@ -1,6 +1,7 @@
 @testable import Coherence
 @testable import CoherencePostgres
 import Foundation
+import PostgresNIO
 import Testing
 
 /// Transactions, the pool, reconnecting and threads.
@@ -221,5 +222,18 @@ extension PostgresConnectionTests {
         #expect(result == [7])
         let fromWait = try context.performAndWait { try connections.read { try $0.int64("SELECT max(n) FROM t") } }
         #expect(fromWait == 7)
+    }
+
+    @Test("Called on a SwiftNIO event loop, a call traps with a message saying to use a context's queue")
+    func onEventLoopTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let configuration = PostgresConfiguration(host: "127.0.0.1", port: 1, user: "u", database: "d", tls: .disable)
+            let connections = try PostgresConnections(configuration: configuration)
+            try await MultiThreadedEventLoopGroup.singleton.next().submit {
+                _ = try? connections.read { try $0.int64("SELECT 1") }
+            }.get()
+        }
+        #expect(result.standardError.contains("event loop"))
+        #expect(result.standardError.contains("context's queue"))
     }
 }
