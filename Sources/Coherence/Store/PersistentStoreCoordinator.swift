@@ -59,6 +59,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Register a type before loading a store of it; registering a type again
     /// replaces its factory. The types Coherence opens itself (``PersistentStoreType/sqlite``,
     /// ``PersistentStoreType/inMemory``) cannot be replaced. May be called from any thread.
+    /// - Parameter type: the type, as descriptions name it in ``PersistentStoreDescription/type``.
     /// - Parameter factory: opens the store a description names, with the
     ///   coordinator's model; what it throws, loading the store throws.
     public static func registerStoreType(
