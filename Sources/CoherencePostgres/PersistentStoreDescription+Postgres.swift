@@ -14,11 +14,11 @@ extension PersistentStoreDescription {
     /// container.persistentStoreDescriptions = [.postgres(url: "postgres://user@127.0.0.1:5432/zeader")]
     /// ```
     ///
-    /// The description's ``PersistentStoreDescription/type`` is `"Postgres"`
-    /// and its ``PersistentStoreDescription/url`` this URL, password included
+    /// The description's `PersistentStoreDescription.type` is `"Postgres"`
+    /// and its `PersistentStoreDescription.url` this URL, password included
     /// (percent-encoded), as libpq's connection URIs carry it. A string that
     /// is not a URL does not throw here: loading the store throws
-    /// ``StoreError/invalidStoreURL(_:reason:)``.
+    /// `StoreError.invalidStoreURL`.
     public static func postgres(url: String) -> PersistentStoreDescription {
         guard let parsed = URL(string: url) else {
             let description = PersistentStoreDescription()
@@ -32,7 +32,7 @@ extension PersistentStoreDescription {
 
     /// A PostgreSQL store at a `postgres://` URL (see ``PostgresConfiguration``).
     /// A URL that does not name a PostgreSQL database makes loading the store
-    /// throw ``StoreError/invalidStoreURL(_:reason:)``.
+    /// throw `StoreError.invalidStoreURL`.
     public static func postgres(url: URL) -> PersistentStoreDescription {
         let description = PersistentStoreDescription(url: url)
         description.type = PersistentStoreType.postgres.rawValue
@@ -62,13 +62,13 @@ extension PersistentStoreDescription {
 }
 
 extension PostgresConfiguration {
-    /// The option under which ``PersistentStoreDescription/postgres(url:)-(String)``
+    /// The option under which `PersistentStoreDescription.postgres(url:)` (String)
     /// keeps a string that is not a URL, so that loading reports it.
     static let unparsedURLOptionKey = "CoherencePostgresUnparsedURL"
 
     /// The configuration a PostgreSQL store description names, for the
     /// store's factory.
-    /// - Throws: ``StoreError/invalidStoreURL(_:reason:)`` when it names none.
+    /// - Throws: `StoreError.invalidStoreURL` when it names none.
     package init(description: PersistentStoreDescription) throws {
         if let url = description.url {
             try self.init(url: url)

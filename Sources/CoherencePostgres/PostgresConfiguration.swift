@@ -43,7 +43,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
     /// each in its own schema.
     public var schema: String
     /// How long opening a connection may take before loading or an operation
-    /// throws ``StoreError/serverUnreachable(host:port:reason:)``.
+    /// throws `StoreError.serverUnreachable`.
     public var connectTimeout: Duration
 
     /// A configuration with every part given.
@@ -68,7 +68,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
     }
 
     /// The configuration a `postgres://` URL describes.
-    /// - Throws: ``StoreError/invalidStoreURL(_:reason:)`` when `url` is not
+    /// - Throws: `StoreError.invalidStoreURL` when `url` is not
     ///   a PostgreSQL URL (the password is left out of the error).
     public init(url: URL) throws {
         let shown = Self.withoutPassword(url.absoluteString)
@@ -110,7 +110,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
     }
 
     /// The configuration a `postgres://` URL string describes.
-    /// - Throws: ``StoreError/invalidStoreURL(_:reason:)`` when `string` is
+    /// - Throws: `StoreError.invalidStoreURL` when `string` is
     ///   not a PostgreSQL URL.
     public init(url string: String) throws {
         guard let url = URL(string: string) else {
