@@ -236,4 +236,23 @@ extension PostgresConnectionTests {
         #expect(result.standardError.contains("event loop"))
         #expect(result.standardError.contains("context's queue"))
     }
+
+    @Test("TLS required of a server without TLS is refused, never silently plain; prefer falls back to plain",
+          .enabled(if: PostgresTestServer.shouldRun))
+    func requiredTLSIsNotFaked() throws {
+        var configuration = try PostgresTestServer.configuration()
+        configuration.tls = .require
+        let required = try PostgresConnections(configuration: configuration)
+        #expect {
+            try required.read { try $0.int64("SELECT 1") }
+        } throws: { error in
+            guard case StoreError.serverUnreachable(host: configuration.host, port: configuration.port, let reason) = error else {
+                return false
+            }
+            return reason.contains("ssl")
+        }
+        configuration.tls = .prefer
+        let preferred = try PostgresConnections(configuration: configuration)
+        #expect(try preferred.read { try $0.int64("SELECT 1") } == 1)
+    }
 }
