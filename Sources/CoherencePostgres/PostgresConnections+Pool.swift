@@ -80,4 +80,38 @@ extension PostgresConnections {
             }
         }
     }
+
+    /// For each open connection, how to fail the statement it is waiting
+    /// for: one callback per connection on its close, instead of one per
+    /// statement.
+    final class Watches: @unchecked Sendable {
+        private struct Entry {
+            var fail: (@Sendable (any Error) -> Void)?
+        }
+
+        private let lock = NSLock()
+        // Guarded by `lock`; an entry per connection not closed yet.
+        private var entries: [ObjectIdentifier: Entry] = [:]
+
+        /// Starts watching a new connection until it closes.
+        func watch(_ connection: PostgresConnection) {
+            let id = ObjectIdentifier(connection)
+            lock.withLock { entries[id] = Entry() }
+            connection.closeFuture.whenComplete { _ in
+                let fail = self.lock.withLock { self.entries.removeValue(forKey: id)?.fail }
+                fail?(ConnectionClosed())
+            }
+        }
+
+        /// Sets (or clears, with `nil`) how to fail the statement `connection`
+        /// waits for; `false` when the connection is closed.
+        func setPending(on connection: PostgresConnection, _ fail: (@Sendable (any Error) -> Void)?) -> Bool {
+            lock.withLock {
+                let id = ObjectIdentifier(connection)
+                guard entries[id] != nil else { return false }
+                entries[id]?.fail = fail
+                return true
+            }
+        }
+    }
 }

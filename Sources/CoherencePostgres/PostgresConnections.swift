@@ -55,6 +55,7 @@ package final class PostgresConnections: SQLConnections {
     private let tls: PostgresConnection.Configuration.TLS
     private let writeLockKey: Int64
     private let pool = Pool()
+    private let watches = Watches()
 
     /// Connections for `configuration`; none is opened until the first call.
     /// - Throws: ``StoreError/serverUnreachable(host:port:reason:)`` when TLS
@@ -175,11 +176,12 @@ package final class PostgresConnections: SQLConnections {
             guard !connection.isClosed else { throw ConnectionClosed() }
             let result = connection.eventLoop.makePromise(of: T.self)
             let once = Once()
+            guard watches.setPending(on: connection, { error in if once.first() { result.fail(error) } }) else {
+                throw ConnectionClosed()
+            }
+            defer { _ = watches.setPending(on: connection, nil) }
             make().whenComplete { outcome in
                 if once.first() { result.completeWith(outcome) }
-            }
-            connection.closeFuture.whenComplete { _ in
-                if once.first() { result.fail(ConnectionClosed()) }
             }
             return try result.futureResult.wait()
         } catch {
@@ -188,7 +190,7 @@ package final class PostgresConnections: SQLConnections {
     }
 
     /// The connection closed before its statement completed.
-    private struct ConnectionClosed: Error, CustomStringConvertible {
+    struct ConnectionClosed: Error, CustomStringConvertible {
         var description: String { "the connection is closed" }
     }
 
@@ -261,6 +263,7 @@ package final class PostgresConnections: SQLConnections {
         } catch {
             throw connectError(error)
         }
+        watches.watch(connection)
         let setPath = "SET search_path TO \(Self.quoted(configuration.schema))"
         do {
             try wait(on: connection, sql: setPath) {
