@@ -10,11 +10,15 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Coherence", targets: ["Coherence"]),
+        // The PostgreSQL store, its own product so that SQLite-only users never
+        // build postgres-nio.
+        .library(name: "CoherencePostgres", targets: ["CoherencePostgres"]),
         .executable(name: "zeader", targets: ["zeader"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // `swift package generate-documentation --target Coherence` (DocC catalog in
         // Sources/Coherence/Coherence.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -29,6 +33,15 @@ let package = Package(
             path: "Sources/Coherence",
             swiftSettings: strict
         ),
+        .target(
+            name: "CoherencePostgres",
+            dependencies: [
+                "Coherence",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/CoherencePostgres",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "zeader",
             dependencies: ["Coherence"],
@@ -39,6 +52,8 @@ let package = Package(
             name: "CoherenceTests",
             dependencies: [
                 "Coherence",
+                "CoherencePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

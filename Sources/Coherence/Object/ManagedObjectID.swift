@@ -16,7 +16,8 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
     /// The class of the object.
     let objectClass: ManagedObject.Type
     /// The row key in the store; for temporary IDs a process-unique number.
-    let key: Int64
+    /// (`package`: the PostgreSQL store binds it, from its own module.)
+    package let key: Int64
     /// The number of the store that holds the object (see ``StoreNumbers``),
     /// or 0 while the ID is temporary.
     let storeNumber: UInt32

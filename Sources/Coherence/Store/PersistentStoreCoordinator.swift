@@ -28,7 +28,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// store (also for an SQLite description whose URL is `/dev/null`).
     /// - Throws: ``StoreError`` when the store cannot be opened:
     ///   ``StoreError/unsupportedStoreType(_:)`` for a type other than
-    ///   ``SQLiteStoreType`` and ``InMemoryStoreType``,
+    ///   ``SQLiteStoreType``, ``InMemoryStoreType`` and the types registered with
+    ///   ``registerStoreType(_:factory:)``,
     ///   ``StoreError/missingStoreURL`` for an SQLite description without a URL.
     @discardableResult
     public func addPersistentStore(_ description: PersistentStoreDescription) throws -> any PersistentStore {
@@ -41,11 +42,35 @@ public final class PersistentStoreCoordinator: Sendable {
             guard let url else { throw StoreError.missingStoreURL }
             store = url.path == "/dev/null" ? InMemoryStore() : try SQLiteStore(url: url, model: managedObjectModel)
         case let type:
-            throw StoreError.unsupportedStoreType(type.rawValue)
+            guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {
+                throw StoreError.unsupportedStoreType(type.rawValue)
+            }
+            store = try factory(description, managedObjectModel)
         }
         try addPersistentStore(store)
         return store
     }
+
+    /// Makes ``addPersistentStore(_:)-(PersistentStoreDescription)`` (and so
+    /// ``PersistentContainer/loadPersistentStores()``) load
+    /// descriptions of `type` with `factory`, as Core Data's
+    /// `NSPersistentStoreCoordinator.registerStoreClass(_:type:)`
+    /// (https://developer.apple.com/library/archive/documentation/Cocoa/Conceptual/AtomicStore_Concepts/Articles/asRegistration.html).
+    /// Register a type before loading a store of it; registering a type again
+    /// replaces its factory. The types Coherence opens itself (``PersistentStoreType/sqlite``,
+    /// ``PersistentStoreType/inMemory``) cannot be replaced. May be called from any thread.
+    /// - Parameter type: the type, as descriptions name it in ``PersistentStoreDescription/type``.
+    /// - Parameter factory: opens the store a description names, with the
+    ///   coordinator's model; what it throws, loading the store throws.
+    public static func registerStoreType(
+        _ type: PersistentStoreType,
+        factory: @escaping @Sendable (PersistentStoreDescription, ManagedObjectModel) throws -> any PersistentStore
+    ) {
+        registeredStoreTypes.withLock { $0[type] = factory }
+    }
+
+    /// The factories of ``registerStoreType(_:factory:)``, by type.
+    private static let registeredStoreTypes = Locked<[PersistentStoreType: @Sendable (PersistentStoreDescription, ManagedObjectModel) throws -> any PersistentStore]>([:])
 
     /// Loads the store of `type` at `storeURL` and returns it, as Core Data's
     /// `addPersistentStore(type:configuration:at:options:)`. An in-memory store

@@ -33,6 +33,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A column of the store holds a value its property cannot take (a file
     /// written by other software); the store was only read.
     case invalidStoredValue(entity: String, property: String, reason: String)
+    /// The store's URL (as written, password left out) cannot name a store of
+    /// its type; nothing was opened.
+    case invalidStoreURL(String, reason: String)
+    /// The database server could not be reached, or the connection to it was
+    /// lost; an operation that was in flight did not commit.
+    case serverUnreachable(host: String, port: Int, reason: String)
+    /// PostgreSQL refused an operation (`code` is its SQLSTATE); nothing was changed.
+    case postgres(code: String, message: String, sql: String?)
 
     public var description: String {
         switch self {
@@ -66,6 +74,12 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "SQLite error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
         case .invalidStoredValue(let entity, let property, let reason):
             "\(entity).\(property): the store holds a value the property cannot take: \(reason)"
+        case .invalidStoreURL(let url, let reason):
+            "\(url) is not a valid store URL: \(reason)"
+        case .serverUnreachable(let host, let port, let reason):
+            "the database server at \(host):\(port) is unreachable: \(reason)"
+        case .postgres(let code, let message, let sql):
+            "PostgreSQL error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
         }
     }
 }

@@ -1,0 +1,65 @@
+import Coherence
+import Foundation
+import PostgresNIO
+
+/// One PostgreSQL connection inside a transaction of ``PostgresConnections``,
+/// as the shared SQL engine uses it. Statements use `?` parameters, which
+/// become `$1`, `$2`, … (``PostgresSQLText/numberingParameters(_:)``); values
+/// are bound as ``PostgresValues`` describes. Every call is one round trip
+/// to the server, except ``executeMany(_:_:)`` of an `INSERT`, which sends
+/// many rows per statement. Every error is a ``StoreError``.
+package struct PostgresDatabase: SQLDatabase {
+    package typealias Row = PostgresSQLRow
+
+    let connection: PostgresConnection
+    let connections: PostgresConnections
+
+    package var dialect: SQLDialect { .postgres }
+
+    /// PostgreSQL's limit on the parameters of one statement.
+    static let maximumParameters = 65_535
+
+    @discardableResult
+    package func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
+        let numbered = PostgresSQLText.numberingParameters(sql)
+        return try run(numbered.sql, arguments, original: sql).metadata.rows ?? 0
+    }
+
+    package func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
+        guard rows.count > 1, let insert = PostgresSQLText.singleRowInsert(sql) else {
+            for arguments in rows { try execute(sql, arguments) }
+            return
+        }
+        let parametersPerRow = max(1, rows[0].count)
+        let rowsPerStatement = max(1, Self.maximumParameters / parametersPerRow)
+        var start = 0
+        while start < rows.count {
+            let end = min(rows.count, start + rowsPerStatement)
+            let chunk = rows[start..<end]
+            let statement = insert.head + repeatElement(insert.row, count: chunk.count).joined(separator: ", ")
+            let numbered = PostgresSQLText.numberingParameters(statement)
+            try run(numbered.sql, Array(chunk.joined()), original: sql)
+            start = end
+        }
+    }
+
+    package func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (PostgresSQLRow) throws -> Void) throws {
+        let numbered = PostgresSQLText.numberingParameters(sql)
+        let result = try run(numbered.sql, arguments, original: sql)
+        for row in result.rows {
+            try body(PostgresSQLRow(row))
+        }
+    }
+
+    /// Runs one statement (`$n` parameters) and waits for all of its rows.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [StoreValue], original: String) throws -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            try PostgresValues.bind(argument, to: &bindings, sql: original)
+        }
+        return try connections.wait(on: connection, sql: original) {
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: connections.logger)
+        }
+    }
+}
