@@ -2,9 +2,16 @@ import Coherence
 import Foundation
 
 extension PersistentStoreType {
-    /// A PostgreSQL database (the `CoherencePostgres` library); its raw value
-    /// is `"Postgres"`.
-    public static let postgres = PersistentStoreType(rawValue: "Postgres")
+    /// A PostgreSQL database (``PostgresStore``); its raw value is
+    /// `"Postgres"`. Using it registers the store's type with
+    /// `PersistentStoreCoordinator`, so that descriptions of this type load.
+    public static let postgres: PersistentStoreType = {
+        let type = PersistentStoreType(rawValue: "Postgres")
+        PersistentStoreCoordinator.registerStoreType(type) { description, model in
+            try PostgresStore(configuration: PostgresConfiguration(description: description), model: model)
+        }
+        return type
+    }()
 }
 
 extension PersistentStoreDescription {

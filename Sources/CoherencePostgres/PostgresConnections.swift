@@ -44,7 +44,6 @@ import PostgresNIO
 /// of a single-row `INSERT` sends one statement per 65,535 parameters. A
 /// query's rows are all received before the first is handed to the caller.
 package final class PostgresConnections: SQLConnections {
-    package typealias Database = PostgresDatabase
 
     /// The server, database and schema.
     package let configuration: PostgresConfiguration
@@ -95,12 +94,12 @@ package final class PostgresConnections: SQLConnections {
     }
 
     @discardableResult
-    package func read<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+    package func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         try transaction(begin: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"], body)
     }
 
     @discardableResult
-    package func write<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+    package func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         try transaction(begin: ["BEGIN", "SELECT pg_advisory_xact_lock(\(writeLockKey))"], body)
     }
 

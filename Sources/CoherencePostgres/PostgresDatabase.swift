@@ -9,8 +9,6 @@ import PostgresNIO
 /// to the server, except ``executeMany(_:_:)`` of an `INSERT`, which sends
 /// many rows per statement. Every error is a ``StoreError``.
 package struct PostgresDatabase: SQLDatabase {
-    package typealias Row = PostgresSQLRow
-
     let connection: PostgresConnection
     let connections: PostgresConnections
 
@@ -43,11 +41,32 @@ package struct PostgresDatabase: SQLDatabase {
         }
     }
 
-    package func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (PostgresSQLRow) throws -> Void) throws {
+    package func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (any SQLRow) throws -> Void) throws {
         let numbered = PostgresSQLText.numberingParameters(sql)
         let result = try run(numbered.sql, arguments, original: sql)
         for row in result.rows {
             try body(PostgresSQLRow(row))
+        }
+    }
+
+    package func tableExists(_ name: String) throws -> Bool {
+        try int64("SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?", [.string(name)]) ?? 0 > 0
+    }
+
+    package func tableNames() throws -> [String] {
+        try strings("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")
+    }
+
+    package func columnNames(_ table: String) throws -> [String] {
+        try strings("""
+            SELECT column_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position
+            """, [.string(table)])
+    }
+
+    package func indexNames(startingWith prefixes: [String]) throws -> [String] {
+        try strings("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()").filter { name in
+            prefixes.contains { name.hasPrefix($0) }
         }
     }
 

@@ -43,14 +43,52 @@ enum PostgresValues {
     }
 
     private static func bindText(_ string: String, to bindings: inout PostgresBindings, sql: String) throws {
-        guard !string.utf8.contains(0) else {
-            throw StoreError.postgres(
-                code: "22021",
-                message: "a string holds the character U+0000 (NUL), which PostgreSQL text cannot store",
-                sql: sql
-            )
+        bindings.append(PostgresText.escaped(string))
+    }
+}
+
+/// PostgreSQL text cannot hold U+0000 (NUL), which Swift strings and SQLite
+/// can. Text is therefore stored with U+0000 written as U+FFFF U+FFFE and
+/// U+FFFF itself as U+FFFF U+FFFF (U+FFFF and U+FFFE are noncharacters,
+/// which text rarely holds); every other string is stored as it is. Values
+/// bound to predicates are escaped the same way, so equality and substring
+/// tests hold. Departure: in the order of a sort, a NUL sorts after every
+/// other character instead of before.
+enum PostgresText {
+    private static let escape: Unicode.Scalar = "\u{FFFF}"
+    private static let escapedNUL: Unicode.Scalar = "\u{FFFE}"
+
+    /// `string` as PostgreSQL keeps it.
+    static func escaped(_ string: String) -> String {
+        guard string.unicodeScalars.contains(where: { $0 == "\0" || $0 == escape }) else { return string }
+        var result = String.UnicodeScalarView()
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\0": result.append(escape); result.append(escapedNUL)
+            case escape: result.append(escape); result.append(escape)
+            default: result.append(scalar)
+            }
         }
-        bindings.append(string)
+        return String(result)
+    }
+
+    /// The string `stored` stands for.
+    static func unescaped(_ stored: String) -> String {
+        guard stored.unicodeScalars.contains(escape) else { return stored }
+        var result = String.UnicodeScalarView()
+        var pendingEscape = false
+        for scalar in stored.unicodeScalars {
+            if pendingEscape {
+                result.append(scalar == escapedNUL ? "\0" : scalar)
+                pendingEscape = false
+            } else if scalar == escape {
+                pendingEscape = true
+            } else {
+                result.append(scalar)
+            }
+        }
+        if pendingEscape { result.append(escape) }
+        return String(result)
     }
 }
 
@@ -116,7 +154,7 @@ package struct PostgresSQLRow: SQLRow {
         case .bool, .int2, .int4, .int8: return String(int64(index))
         case .float4, .float8: return String(double(index))
         case .numeric: return (try? cell.decode(Decimal.self))?.description ?? ""
-        default: return Self.text(bytes) ?? ""
+        default: return PostgresText.unescaped(Self.text(bytes) ?? "")
         }
     }
 

@@ -21,7 +21,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotDestroy(path: String, reason: String)
     /// The file exists but is not an SQLite database; it was left untouched.
     case notASQLiteDatabase(path: String)
-    /// The file is an SQLite database that Coherence did not create; it was left untouched.
+    /// The database (an SQLite file, a PostgreSQL schema) holds tables that
+    /// Coherence did not create; it was left untouched.
     case notACoherenceStore(path: String)
     /// The store was saved with a model that the current one cannot migrate
     /// from; the file was left untouched.
@@ -65,7 +66,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notASQLiteDatabase(let path):
             "\(path) is not an SQLite database; it was left untouched"
         case .notACoherenceStore(let path):
-            "\(path) is an SQLite database that Coherence did not create; it was left untouched"
+            "\(path) holds tables that Coherence did not create; it was left untouched"
         case .incompatibleModel(let reason):
             "the store cannot be opened with this model: \(reason); it was left untouched"
         case .severalStores(let count):
@@ -91,6 +92,7 @@ extension StoreError {
     var isUniquenessViolation: Bool {
         switch self {
         case .sqlite(let code, _, _): code & 0xff == 19
+        case .postgres(let code, _, _): code == "23505"
         default: false
         }
     }

@@ -61,9 +61,15 @@ struct PostgresConfigurationTests {
             guard case StoreError.invalidStoreURL = error else { return false }
             return true
         }
-        // Until the PostgreSQL store registers its type, loading one is unsupported.
+        // The description loads through the PostgreSQL store, which reports
+        // the bad URL when the store is loaded.
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: []))
-        #expect(throws: StoreError.unsupportedStoreType("Postgres")) { try coordinator.addPersistentStore(description) }
+        #expect {
+            try coordinator.addPersistentStore(bad)
+        } throws: { error in
+            guard case StoreError.invalidStoreURL = error else { return false }
+            return true
+        }
     }
 
     @Test("Each schema has its own write lock key, the same in every process")

@@ -1,5 +1,6 @@
 import Coherence
 import Foundation
+import CoherencePostgres
 import Testing
 
 /// The seed articles' feed server.
@@ -134,14 +135,27 @@ final class Tag: ManagedObject {
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case inMemory
     case sqlite
+    case postgres
+
+    /// Every store the store tests run on: PostgreSQL when a server is
+    /// given (`.ci/with-postgres swift test`), and always under CI, where a
+    /// missing server fails the PostgreSQL cases instead of skipping them.
+    static var allCases: [StoreKind] {
+        PostgresTestServer.shouldRun ? [.inMemory, .sqlite, .postgres] : [.inMemory, .sqlite]
+    }
+
+    /// The stores that keep their rows in a database (every one but the
+    /// in-memory store).
+    static var databases: [StoreKind] { allCases.filter { $0 != .inMemory } }
 
     var testDescription: String { rawValue }
 
     /// A description of a new, empty store of this kind.
-    func makeDescription() -> PersistentStoreDescription {
+    func makeDescription() throws -> PersistentStoreDescription {
         switch self {
         case .inMemory: .inMemory
         case .sqlite: .sqlite(TestFiles.newURL("store.sqlite"))
+        case .postgres: .postgres(try PostgresTestServer.newSchemaConfiguration())
         }
     }
 }

@@ -12,8 +12,12 @@ import Foundation
 enum SQLSchema {
     static let primaryKey = "Z_PK"
     static let version = "Z_OPT"
-    static let metadataTable = "Z_METADATA"
-    static let primaryKeyTable = "Z_PRIMARYKEY"
+    /// The metadata table's name, and the name quoted for SQL text (quoted,
+    /// so that PostgreSQL keeps its case).
+    static let metadataTableName = "Z_METADATA"
+    static let metadataTable = "\"Z_METADATA\""
+    /// The key counters' table, quoted for SQL text.
+    static let primaryKeyTable = "\"Z_PRIMARYKEY\""
 
     /// The quoted table name of an entity: its root entity's name.
     static func table(_ entity: EntityDescription) -> String { quote(entity.rootEntity.name) }

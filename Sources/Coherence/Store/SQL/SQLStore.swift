@@ -41,7 +41,7 @@ package final class SQLStore: Sendable {
         statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLStatements($0)) })
         var migrated = false
         identifier = try connections.write { db in
-            if try db.tableExists(SQLSchema.metadataTable) {
+            if try db.tableExists(SQLSchema.metadataTableName) {
                 guard let identifier = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
                       let old = try Self.storedModel(in: db) else {
                     throw StoreError.notACoherenceStore(path: location)

@@ -64,7 +64,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore {
             let queue = try DatabaseQueue(path: url.path, configuration: configuration)
             defer { try? queue.close() }
             return try queue.read { db in
-                guard try db.tableExists(SQLSchema.metadataTable),
+                guard try db.tableExists(SQLSchema.metadataTableName),
                       let identifier = try String.fetchOne(db, sql: "SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
                       let data = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'model'"),
                       let old = try? JSONDecoder().decode(StoredModel.self, from: data) else {

@@ -1,0 +1,139 @@
+import Foundation
+public import Coherence
+
+/// A store in a PostgreSQL database, for servers that outgrow one SQLite
+/// file: several processes on several machines share one object graph. It
+/// keeps the same tables as ``SQLiteStore`` (in the configuration's schema)
+/// and runs the same SQL, written once for both; what PostgreSQL spells
+/// differently is kept in one place in Coherence's SQL layer.
+///
+/// ```swift
+/// container.persistentStoreDescriptions = [.postgres(url: "postgres://app@db.internal:5432/zeader")]
+/// ```
+///
+/// **Several processes.** Primary keys come from each entity's counter in
+/// `Z_PRIMARYKEY`, reserved inside the saving transaction, so two processes
+/// never issue the same key. Saves run at PostgreSQL's `READ COMMITTED`
+/// isolation under a transaction-level advisory lock taken on the store's
+/// schema: saves of one store commit one after another, across processes
+/// and machines, as SQLite's single writer does, so version checks
+/// (optimistic locking), uniqueness checks and delete rules see a database
+/// no other save changes under them. A row another process saved since this
+/// one read it is a conflict that the merge policy resolves, exactly as
+/// between two coordinators of one SQLite file. Reads run at `REPEATABLE
+/// READ`, one committed state per request, and never wait for a save.
+///
+/// **Blocking calls.** Core Data's calls (`save()`, `fetch(_:)`, faults) are
+/// synchronous; postgres-nio's are asynchronous. The store waits for
+/// postgres-nio's futures on the calling thread (a context's queue, the main
+/// thread, a task's thread), while postgres-nio's I/O runs on its own
+/// event-loop threads, so a wait never blocks the loop it waits for. A call
+/// made on one of those event-loop threads traps with a message instead of
+/// deadlocking; call Coherence from a context's queue.
+///
+/// **Faults.** A connection the server closed is replaced by the next call;
+/// a save whose connection fails throws and commits nothing (the context
+/// keeps its changes, and the same save can be retried).
+///
+/// **Complexity:** as ``SQLiteStore``, plus a round trip per statement: a
+/// save of n new objects of one entity sends its rows as multi-row inserts
+/// of up to 65,535 parameters each.
+public final class PostgresStore: PersistentStore, AggregatingStore {
+    /// The shared SQL store this one runs on.
+    let store: SQLStore
+    let connections: PostgresConnections
+    /// Where the store is: server, database and schema.
+    public let configuration: PostgresConfiguration
+    public var identifier: String { store.identifier }
+    public var type: String { PersistentStoreType.postgres.rawValue }
+
+    /// Opens the store in `configuration`'s schema for `model`: creates its
+    /// tables in an empty schema, opens an existing Coherence store, and
+    /// migrates it lightweight as the SQLite store does, in one transaction.
+    /// - Throws: ``StoreError/serverUnreachable(host:port:reason:)`` when no
+    ///   connection can be made within the configuration's connect timeout;
+    ///   ``StoreError/notACoherenceStore(path:)`` for a schema that holds
+    ///   other tables; ``StoreError/incompatibleModel(reason:)`` for a model
+    ///   that cannot be migrated (the database is then unchanged).
+    public init(configuration: PostgresConfiguration, model: ManagedObjectModel) throws {
+        self.configuration = configuration
+        connections = try PostgresConnections(configuration: configuration)
+        // A schema named in the URL is created as an SQLite file is.
+        try connections.write { db in
+            try db.execute("CREATE SCHEMA IF NOT EXISTS \(PostgresConnections.quoted(configuration.schema))", [])
+        }
+        store = try SQLStore(connections: connections, dialect: .postgres, model: model, location: configuration.displayName)
+    }
+
+    /// The hash of the model the store was last opened with.
+    public func modelHash() throws -> String? {
+        try store.modelHash()
+    }
+
+    /// How many read transactions the store ran (see ``SQLiteStore/queryCount``).
+    public var queryCount: Int { store.queryCount }
+
+    /// How many rows the store's reads turned into snapshots.
+    public var rowsRead: Int { store.rowsRead }
+
+    /// How many round trips to the server the store's connections made:
+    /// statements, and the transactions' `BEGIN` and `COMMIT`.
+    public var roundTrips: Int { connections.roundTrips }
+
+    public func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
+        try store.snapshot(for: objectID)
+    }
+
+    public func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
+        try store.snapshots(of: entity)
+    }
+
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+        try store.relatedObjectIDs(of: objectID, relationship: relationship)
+    }
+
+    public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
+        try store.permanentIDs(for: objectIDs, entities: entities)
+    }
+
+    public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+        try store.save(request)
+    }
+
+    public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {
+        try store.fetch(request)
+    }
+
+    public func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? {
+        try store.fetchObjectIDs(request)
+    }
+
+    public func count(_ request: StoreFetchRequest) throws -> Int? {
+        try store.count(request)
+    }
+
+    public func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
+        try store.snapshots(for: objectIDs)
+    }
+
+    public func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
+        try store.relatedSnapshots(of: objectIDs, relationship: relationship)
+    }
+
+    public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+        try store.execute(request)
+    }
+
+    package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
+                               variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]? {
+        try store.aggregateRows(plan, predicate: predicate, variable: variable)
+    }
+}
+
+extension PostgresConfiguration {
+    /// Where the store is, for messages: the URL without its password, and
+    /// the schema.
+    var displayName: String {
+        "postgres://\(user)@\(host):\(port)/\(database) (schema \(schema))"
+    }
+}
