@@ -3,7 +3,7 @@ public import Coherence
 
 /// A store in a PostgreSQL database, for servers that outgrow one SQLite
 /// file: several processes on several machines share one object graph. It
-/// keeps the same tables as ``SQLiteStore`` (in the configuration's schema)
+/// keeps the same tables as `SQLiteStore` (in the configuration's schema)
 /// and runs the same SQL, written once for both; what PostgreSQL spells
 /// differently is kept in one place in Coherence's SQL layer.
 ///
@@ -35,7 +35,7 @@ public import Coherence
 /// a save whose connection fails throws and commits nothing (the context
 /// keeps its changes, and the same save can be retried).
 ///
-/// **Complexity:** as ``SQLiteStore``, plus a round trip per statement: a
+/// **Complexity:** as `SQLiteStore`, plus a round trip per statement: a
 /// save of n new objects of one entity sends its rows as multi-row inserts
 /// of up to 65,535 parameters each.
 public final class PostgresStore: PersistentStore, AggregatingStore {
@@ -50,10 +50,10 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
     /// Opens the store in `configuration`'s schema for `model`: creates its
     /// tables in an empty schema, opens an existing Coherence store, and
     /// migrates it lightweight as the SQLite store does, in one transaction.
-    /// - Throws: ``StoreError/serverUnreachable(host:port:reason:)`` when no
+    /// - Throws: `StoreError/serverUnreachable(host:port:reason:)` when no
     ///   connection can be made within the configuration's connect timeout;
-    ///   ``StoreError/notACoherenceStore(path:)`` for a schema that holds
-    ///   other tables; ``StoreError/incompatibleModel(reason:)`` for a model
+    ///   `StoreError/notACoherenceStore(path:)` for a schema that holds
+    ///   other tables; `StoreError/incompatibleModel(reason:)` for a model
     ///   that cannot be migrated (the database is then unchanged).
     public init(configuration: PostgresConfiguration, model: ManagedObjectModel) throws {
         self.configuration = configuration
@@ -70,7 +70,7 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
         try store.modelHash()
     }
 
-    /// How many read transactions the store ran (see ``SQLiteStore/queryCount``).
+    /// How many read transactions the store ran (see `SQLiteStore/queryCount`).
     public var queryCount: Int { store.queryCount }
 
     /// How many rows the store's reads turned into snapshots.
