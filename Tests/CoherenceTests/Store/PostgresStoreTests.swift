@@ -31,8 +31,8 @@ struct PostgresStoreTests {
         #expect(try store.modelHash() != nil)
     }
 
-    @Test("A server that does not answer makes loading throw serverUnreachable naming host and port",
-          .enabled(if: PostgresTestServer.shouldRun))
+    /// Needs no server: it runs everywhere.
+    @Test("A server that does not answer makes loading throw serverUnreachable naming host and port")
     func anUnreachableServerIsReportedWhenLoading() throws {
         let port = try PostgresTestServer.closedPort()
         let container = PersistentContainer(name: "Feeds", managedObjectModel: try TestStack.model())
