@@ -91,11 +91,13 @@ extension PostgresConnections {
 
         private let lock = NSLock()
         // Guarded by `lock`; an entry per connection not closed yet.
-        private var entries: [ObjectIdentifier: Entry] = [:]
+        private var entries: [PostgresConnection.ID: Entry] = [:]
 
         /// Starts watching a new connection until it closes.
         func watch(_ connection: PostgresConnection) {
-            let id = ObjectIdentifier(connection)
+            // By the pool's connection number, which is never reused (an
+            // object's address may be, once a closed connection is freed).
+            let id = connection.id
             lock.withLock { entries[id] = Entry() }
             connection.closeFuture.whenComplete { _ in
                 let fail = self.lock.withLock { self.entries.removeValue(forKey: id)?.fail }
@@ -107,7 +109,7 @@ extension PostgresConnections {
         /// waits for; `false` when the connection is closed.
         func setPending(on connection: PostgresConnection, _ fail: (@Sendable (any Error) -> Void)?) -> Bool {
             lock.withLock {
-                let id = ObjectIdentifier(connection)
+                let id = connection.id
                 guard entries[id] != nil else { return false }
                 entries[id]?.fail = fail
                 return true

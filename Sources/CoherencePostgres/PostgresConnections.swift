@@ -113,7 +113,12 @@ package final class PostgresConnections: SQLConnections {
             // transaction ran: one fresh connection is tried.
             discard(connection)
             connection = try checkout()
-            try start(begin, on: connection)
+            do {
+                try start(begin, on: connection)
+            } catch {
+                if case StoreError.serverUnreachable = error { discard(connection) }
+                throw error
+            }
         }
         var broken = false
         defer { broken ? discard(connection) : checkin(connection) }

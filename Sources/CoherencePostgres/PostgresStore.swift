@@ -21,7 +21,9 @@ public import Coherence
 /// no other save changes under them. A row another process saved since this
 /// one read it is a conflict that the merge policy resolves, exactly as
 /// between two coordinators of one SQLite file. Reads run at `REPEATABLE
-/// READ`, one committed state per request, and never wait for a save.
+/// READ`, one committed state per request, and never wait for a save (only
+/// for a migration's `ALTER TABLE`). A save waits for the one before it
+/// without a time limit.
 ///
 /// **Blocking calls.** Core Data's calls (`save()`, `fetch(_:)`, faults) are
 /// synchronous; postgres-nio's are asynchronous. The store waits for
@@ -58,9 +60,13 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
     public init(configuration: PostgresConfiguration, model: ManagedObjectModel) throws {
         self.configuration = configuration
         connections = try PostgresConnections(configuration: configuration)
-        // A schema named in the URL is created as an SQLite file is.
+        // A schema named in the URL is created as an SQLite file is (only
+        // when missing: creating needs a privilege an application's role
+        // may not have).
         try connections.write { db in
-            try db.execute("CREATE SCHEMA IF NOT EXISTS \(PostgresConnections.quoted(configuration.schema))", [])
+            if try db.int64("SELECT COUNT(*) FROM pg_namespace WHERE nspname = ?", [.string(configuration.schema)]) == 0 {
+                try db.execute("CREATE SCHEMA \(PostgresConnections.quoted(configuration.schema))", [])
+            }
         }
         store = try SQLStore(connections: connections, dialect: .postgres, model: model, location: configuration.displayName)
     }

@@ -13,8 +13,8 @@ enum PostgresValues {
     /// UUIDs (their 16 bytes) as `bytea`; a URL as the text of its
     /// `absoluteString`, a decimal as the text of its `description`; an object
     /// ID as its primary key (`bigint`).
-    /// - Throws: ``StoreError/postgres(code:message:sql:)`` with SQLSTATE
-    ///   22021 for a string holding U+0000, which PostgreSQL text cannot hold.
+    /// Text is escaped as ``PostgresText`` describes (PostgreSQL text cannot
+    /// hold U+0000).
     static func bind(_ value: StoreValue, to bindings: inout PostgresBindings, sql: String) throws {
         switch value {
         case .null, .toManyFault, .objectIDs:

@@ -86,8 +86,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// Whether the database refused a write because a unique index already
-    /// holds its values (SQLite's `SQLITE_CONSTRAINT_UNIQUE`, PostgreSQL's
+    /// Whether the database refused a write for a constraint: a unique index
+    /// already holding its values (SQLite's `SQLITE_CONSTRAINT` family, which
+    /// the stores' tables use for unique indexes only; PostgreSQL's
     /// `unique_violation`).
     var isUniquenessViolation: Bool {
         switch self {

@@ -13,7 +13,9 @@ package enum SQLDialect: Sendable, Hashable {
     /// compares them alike: integers, dates (seconds since 2001, as Core Data
     /// stores them) and doubles as numbers, strings, URLs and decimals as text,
     /// data, UUIDs (16 bytes) and Codable values (JSON) as bytes. Booleans are
-    /// PostgreSQL's `boolean`, which SQL conditions require there.
+    /// PostgreSQL's `boolean`, which SQL conditions require there. PostgreSQL
+    /// text columns use the `C` collation, so that `<`, `MIN` and `MAX`
+    /// compare bytes, as SQLite does, whatever the server's locale.
     package func columnType(_ type: AttributeType) -> String {
         switch (self, type) {
         case (.sqlite, .boolean), (.sqlite, .integer16), (.sqlite, .integer32), (.sqlite, .integer64): "INTEGER"
@@ -23,7 +25,7 @@ package enum SQLDialect: Sendable, Hashable {
         case (.postgres, .boolean): "BOOLEAN"
         case (.postgres, .integer16), (.postgres, .integer32), (.postgres, .integer64): "BIGINT"
         case (.postgres, .double), (.postgres, .float), (.postgres, .date): "DOUBLE PRECISION"
-        case (.postgres, .string), (.postgres, .uri), (.postgres, .decimal): "TEXT"
+        case (.postgres, .string), (.postgres, .uri), (.postgres, .decimal): "TEXT COLLATE \"C\""
         case (.postgres, .binaryData), (.postgres, .uuid), (.postgres, .codable): "BYTEA"
         }
     }
@@ -63,6 +65,19 @@ package enum SQLDialect: Sendable, Hashable {
         case .sqlite: "\(column) COLLATE \(SQLiteCollations.name(of: strings))"
         case .postgres: "(normalize(\(column), NFC)) COLLATE \"C\""
         }
+    }
+
+    /// Whether ``ordered(_:_:)`` orders strings exactly as `strings` does.
+    /// PostgreSQL reproduces `String`'s `<` only: on Linux `.lexical` is that
+    /// order too; on Apple platforms the localized orders are not, and the
+    /// context sorts by them in memory.
+    package func canOrder(_ strings: StoreStringOrder) -> Bool {
+        guard self == .postgres else { return true }
+        #if canImport(Darwin)
+        return strings == .comparable
+        #else
+        return true
+        #endif
     }
 
     /// The type of the metadata table's values: SQLite keeps text and bytes
@@ -172,8 +187,8 @@ extension SQLDatabase {
         return values
     }
 
-    /// The first column of the first row as an integer, or `nil` for no row
-    /// or NULL.
+    /// The first column of the first row whose first column is not NULL, as
+    /// an integer; `nil` for none.
     package func int64(_ sql: String, _ arguments: [StoreValue] = []) throws -> Int64? {
         var value: Int64?
         try forEachRow(sql, arguments) { row in
@@ -182,7 +197,8 @@ extension SQLDatabase {
         return value
     }
 
-    /// The first column of the first row as text, or `nil` for no row or NULL.
+    /// The first column of the first row whose first column is not NULL, as
+    /// text; `nil` for none.
     package func string(_ sql: String, _ arguments: [StoreValue] = []) throws -> String? {
         var value: String?
         try forEachRow(sql, arguments) { row in

@@ -261,7 +261,13 @@ extension SQLPredicateCompiler {
         guard !attribute.isTransient else {
             throw unsupported("the transient attribute \(attribute.name), which no store keeps")
         }
-        return .single(formatColumn(attribute.name, of: row), rank: attribute.attributeType.formatClassRank)
+        let column = formatColumn(attribute.name, of: row)
+        // Format predicates write booleans as numbers (`done == YES` is
+        // `done == 1`), which PostgreSQL does not compare with `boolean`.
+        if attribute.attributeType == .boolean, dialect == .postgres {
+            return .single("CAST(\(column) AS INTEGER)", rank: attribute.attributeType.formatClassRank)
+        }
+        return .single(column, rank: attribute.attributeType.formatClassRank)
     }
 
     /// A column of a row: direct on an alias, otherwise a scalar subquery by primary key.

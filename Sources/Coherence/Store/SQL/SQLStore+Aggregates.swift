@@ -48,6 +48,11 @@ extension SQLStore: AggregatingStore {
         if let having = plan.having {
             sql += " HAVING " + havingSQL(having, expressions: expressions, plan: plan, arguments: &arguments)
         }
+        // PostgreSQL sorts DISTINCT rows only by what they select; the
+        // context sorts those in memory (and any order it cannot reproduce).
+        if plan.sort.contains(where: { !dialect.canOrder($0.strings) }) || (dialect == .postgres && plan.distinct && !plan.sort.isEmpty) {
+            throw SQLDialectCannotEvaluate(construct: "a sort of distinct rows", entity: entity.name)
+        }
         var order = plan.sort.map { descriptor in
             "\(SQLSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0", dialect: dialect)) \(descriptor.ascending ? "ASC" : "DESC")"
         }

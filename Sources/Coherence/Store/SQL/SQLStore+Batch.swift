@@ -12,7 +12,20 @@ extension SQLStore {
 
     private func executeInSQL(_ request: StoreBatchRequest) throws -> StoreBatchResult {
         switch request {
-        case .insert(let entity, let rows):
+        case .insert(let entity, var rows):
+            // Of several new rows linked to one destination by a one-to-one
+            // relationship, the last keeps it, as if inserted one by one.
+            for relationship in SQLSchema.toOne(entity) where !relationship.inverseIsToMany {
+                var last: [ManagedObjectID: Int] = [:]
+                for (position, row) in rows.enumerated() {
+                    if case .objectID(let destination) = row[relationship.index] { last[destination] = position }
+                }
+                for position in rows.indices {
+                    if case .objectID(let destination) = rows[position][relationship.index], last[destination] != position {
+                        rows[position][relationship.index] = .null
+                    }
+                }
+            }
             return try write { db in
                 let ids = try reserveKeys(rows.count, for: entity, in: db)
                 var destinations = Set<ManagedObjectID>()

@@ -17,6 +17,9 @@ extension SQLStore {
             arguments = compiler.arguments
         }
         if !conditions.isEmpty { sql += " WHERE " + conditions.map { conditions.count > 1 ? "(\($0))" : $0 }.joined(separator: " AND ") }
+        if request.sortDescriptors.contains(where: { !dialect.canOrder($0.strings) }) {
+            throw SQLDialectCannotEvaluate(construct: "a string order", entity: entity.name)
+        }
         let order = request.sortDescriptors.map { descriptor in
             let column = SQLSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0", dialect: dialect)
             return "\(column) \(descriptor.ascending ? "ASC" : "DESC")"

@@ -47,11 +47,12 @@ package final class SQLStore: Sendable {
                     throw StoreError.notACoherenceStore(path: location)
                 }
                 let migration = try SQLMigration(from: old, to: model)
+                migrated = !migration.isEmpty || old != StoredModel(model)
+                if migrated { try Self.checkDerivationsCanBeRecomputed(model, dialect: dialect) }
                 try SQLSchema.dropFetchIndexes(notDeclaredIn: model, in: db)
                 try migration.apply(in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
                 try Self.writeModel(model, in: db)
-                migrated = !migration.isEmpty || old != StoredModel(model)
                 return identifier
             }
             guard try db.tableNames().isEmpty else { throw StoreError.notACoherenceStore(path: location) }
@@ -65,6 +66,22 @@ package final class SQLStore: Sendable {
         storeNumber = StoreNumbers.number(for: identifier)
         // Derived columns added or changed by the migration start right.
         if migrated { try connections.write { db in try recomputeAllDerived(in: db) } }
+    }
+
+    /// Throws, before a migration changes anything, when the dialect cannot
+    /// recompute a derived attribute after it (its filter needs Swift's string
+    /// functions, which PostgreSQL cannot run).
+    private static func checkDerivationsCanBeRecomputed(_ model: ManagedObjectModel, dialect: SQLDialect) throws {
+        for derivation in model.derivations {
+            guard let expression = derivation.declaration.expression, let variable = derivation.declaration.variable,
+                  let child = model.entitiesByName[derivation.childEntityName] else { continue }
+            var compiler = SQLPredicateCompiler(model: model, storeNumber: 0, dialect: dialect, entity: child)
+            do {
+                _ = try compiler.condition(for: expression, variable: variable)
+            } catch let error as SQLDialectCannotEvaluate {
+                throw StoreError.incompatibleModel(reason: "the derived attribute \(derivation.parentEntityName).\(derivation.propertyName) filters with \(error.construct), which this database cannot evaluate, so the migration could not recompute it")
+            }
+        }
     }
 
     /// The model a store was saved with, from its metadata.

@@ -8,7 +8,9 @@ internal import GRDBSQLite
 ///
 /// Statements are prepared once per connection and kept (GRDB's statement
 /// cache): the per-row statements of saves and faults, and each distinct
-/// query a program runs.
+/// query a program runs, except statements with an `IN (…)` list, whose
+/// length varies with the data and which are prepared each time (so the
+/// cache does not grow with every length a server meets).
 final class SQLiteConnections: SQLConnections {
     let pool: DatabasePool
 
@@ -41,18 +43,38 @@ struct SQLiteDatabase: SQLDatabase {
 
     var dialect: SQLDialect { .sqlite }
 
+    /// The statement for `sql`: cached, unless it has an `IN (…)` list.
+    private func statement(_ sql: String) throws -> Statement {
+        sql.contains(" IN (") ? try db.makeStatement(sql: sql) : try db.cachedStatement(sql: sql)
+    }
+
+    /// Runs `body`, with SQLite's errors as ``StoreError``s, as
+    /// ``SQLDatabase`` promises (so that the shared store can tell a
+    /// uniqueness violation from other errors).
+    private func mapping<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
     @discardableResult
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int {
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.withBindings(arguments) { try statement.execute() }
-        return db.changesCount
+        try mapping {
+            let statement = try statement(sql)
+            try statement.withBindings(arguments) { try statement.execute() }
+            return db.changesCount
+        }
     }
 
     func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
         guard !rows.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: sql)
-        for row in rows {
-            try statement.withBindings(row) { try statement.execute() }
+        try mapping {
+            let statement = try statement(sql)
+            for row in rows {
+                try statement.withBindings(row) { try statement.execute() }
+            }
         }
     }
 
@@ -62,31 +84,35 @@ struct SQLiteDatabase: SQLDatabase {
 
     /// ``forEachRow(_:_:_:)`` with rows of their concrete type.
     func forEachSQLiteRow(_ sql: String, _ arguments: [StoreValue], _ body: (SQLiteRow) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.withBindings(arguments) {
-            let rows = try Row.fetchCursor(statement)
-            let row = SQLiteRow(statement: statement.sqliteStatement)
-            while try rows.next() != nil {
-                try body(row)
+        try mapping {
+            let statement = try statement(sql)
+            try statement.withBindings(arguments) {
+                let rows = try Row.fetchCursor(statement)
+                let row = SQLiteRow(statement: statement.sqliteStatement)
+                while try rows.next() != nil {
+                    try body(row)
+                }
             }
         }
     }
 
     func tableExists(_ name: String) throws -> Bool {
-        try db.tableExists(name)
+        try mapping { try db.tableExists(name) }
     }
 
     func tableNames() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+        try mapping { try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") }
     }
 
     func columnNames(_ table: String) throws -> [String] {
-        try db.columns(in: table).map(\.name)
+        try mapping { try db.columns(in: table).map(\.name) }
     }
 
     func indexNames(startingWith prefixes: [String]) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'").filter { name in
-            prefixes.contains { name.hasPrefix($0) }
+        try mapping {
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index'").filter { name in
+                prefixes.contains { name.hasPrefix($0) }
+            }
         }
     }
 }
