@@ -41,17 +41,32 @@ package enum SQLDialect: Sendable, Hashable {
     /// A condition true when `lhs` and `rhs` are equal or both NULL.
     package func isSame(_ lhs: String, _ rhs: String) -> String {
         switch self {
-        case .sqlite: "(\(lhs) IS \(rhs))"
-        case .postgres: "(\(lhs) IS NOT DISTINCT FROM \(rhs))"
+        case .sqlite: return "(\(lhs) IS \(rhs))"
+        case .postgres:
+            // PostgreSQL's index scans do not serve IS NOT DISTINCT FROM;
+            // against a bound value (never NULL) `=` means the same.
+            if let (column, _) = Self.columnAndParameter(lhs, rhs) { return "(\(column) IS NOT NULL AND \(column) = ?)" }
+            return "(\(lhs) IS NOT DISTINCT FROM \(rhs))"
         }
     }
 
     /// A condition true when `lhs` and `rhs` differ, NULL counting as a value.
     package func isNotSame(_ lhs: String, _ rhs: String) -> String {
         switch self {
-        case .sqlite: "(\(lhs) IS NOT \(rhs))"
-        case .postgres: "(\(lhs) IS DISTINCT FROM \(rhs))"
+        case .sqlite: return "(\(lhs) IS NOT \(rhs))"
+        case .postgres:
+            if let (column, _) = Self.columnAndParameter(lhs, rhs) { return "(\(column) IS NULL OR \(column) <> ?)" }
+            return "(\(lhs) IS DISTINCT FROM \(rhs))"
         }
+    }
+
+    /// When one side is a single bound parameter (`?`, never NULL: NULL is
+    /// written as such) and the other has no parameter of its own (so that
+    /// writing it twice keeps the parameters in order): the other side.
+    private static func columnAndParameter(_ lhs: String, _ rhs: String) -> (String, String)? {
+        if rhs == "?", !lhs.contains("?") { return (lhs, rhs) }
+        if lhs == "?", !rhs.contains("?") { return (rhs, lhs) }
+        return nil
     }
 
     /// An expression ordering a text column as `strings` orders strings, for
