@@ -162,7 +162,7 @@ def postgres_section(results):
     else:
         lines.append(
             f"One `save()` of the 50,000 new objects took {trips:,.0f} round trips to the server (the formula gives {expected:,}). "
-            "A save of N new objects of one entity with k attributes takes 4 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
+            "A save of N new objects of one entity with k attribute and to-one columns (no uniqueness constraints, no to-many join rows) takes 4 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
             "the advisory write lock, one `UPDATE … RETURNING` of `Z_PRIMARYKEY` reserving the N keys, the multi-row "
             "`INSERT`s (each row binds `Z_PK`, `Z_OPT` and its k attributes; here 5,461 rows a statement), and `COMMIT`.")
     return lines + [""]
