@@ -10,8 +10,9 @@ let coherencePackage = (((#filePath as NSString).deletingLastPathComponent as NS
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 /// Coherence's benchmarks, side by side with raw SQLite (GRDB), the Swift
-/// ORMs a Linux user would pick instead (GRDB records, Fluent) and plain
-/// Swift baselines. A separate package, so the library's test build stays
+/// ORMs a Linux user would pick instead (GRDB records, Fluent), raw
+/// PostgreSQL (postgres-nio, when `COHERENCE_POSTGRES_URL` names a server)
+/// and plain Swift baselines. A separate package, so the library's test build stays
 /// light. Run everything with `swift package benchmark` from this folder, or
 /// `Benchmarks/report` from the repository root to write BENCHMARKS.md;
 /// `Benchmarks/instructions` counts the instructions of the insert and fetch
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/fluent-kit", from: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -35,7 +37,9 @@ let package = Package(
             name: "Workloads",
             dependencies: [
                 .product(name: "Coherence", package: coherencePackage),
+                .product(name: "CoherencePostgres", package: coherencePackage),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
             ],

@@ -128,6 +128,46 @@ def peers_table(results, counted, workloads):
     return lines
 
 
+def save_round_trips(objects, attributes):
+    """The round trips of a PostgreSQL save of `objects` new objects of one
+    entity with `attributes` columns: BEGIN, the advisory write lock, the
+    UPDATE of Z_PRIMARYKEY reserving the keys, the multi-row INSERTs (each
+    row binds Z_PK, Z_OPT and the attributes, at most 65,535 parameters a
+    statement), COMMIT."""
+    rows_per_statement = 65_535 // (attributes + 2)
+    return 4 + -(-objects // rows_per_statement)
+
+
+def postgres_section(results):
+    """The PostgreSQL insert and fetch workloads: raw postgres-nio beside
+    Coherence, and the round trips of the save."""
+    lines = ["## PostgreSQL", "",
+             "The insert and fetch workloads against a throwaway PostgreSQL 15 server on the same machine",
+             "(`.ci/with-postgres`: local TCP, `fsync=off`), each run in a new schema: raw postgres-nio (the baseline;",
+             "the insert sends multi-row `INSERT`s of up to 65,535 parameters in one transaction, as Coherence's save does,",
+             "so that the ratio measures the object layer) beside Coherence's `PostgresStore`, in the same run.", ""]
+    if time(results, "insert/Postgres raw") is None and time(results, "fetch/Postgres raw") is None:
+        return lines + ["Not run: PostgreSQL 15 was not installed, or `COHERENCE_POSTGRES_URL` not set.", ""]
+    lines += ["| Workload | raw postgres-nio | Coherence | Ratio |", "|---|---|---|---|"]
+    for workload, label in [("insert", "Insert 50,000 items, one transaction, new schema"),
+                            ("fetch", "Fetch 200,000 items, read every column")]:
+        b, s = time(results, f"{workload}/Postgres raw"), time(results, f"{workload}/Postgres Coherence")
+        ratio = f"{s / b:,.2f}×" if s and b else "–"
+        lines.append(f"| {label} | {fmt_time(b)} | {fmt_time(s)} | {ratio} |")
+    trips = next((v for k, v in results.get("insert/Postgres Coherence", {}).items() if k.startswith("round trips")), None)
+    expected = save_round_trips(50_000, 10)
+    lines.append("")
+    if trips is None:
+        lines.append("Round trips of the save: not measured.")
+    else:
+        lines.append(
+            f"One `save()` of the 50,000 new objects took {trips:,.0f} round trips to the server (the formula gives {expected:,}). "
+            "A save of N new objects of one entity with k attribute and to-one columns (no uniqueness constraints, no to-many join rows) takes 4 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
+            "the advisory write lock, one `UPDATE … RETURNING` of `Z_PRIMARYKEY` reserving the N keys, the multi-row "
+            "`INSERT`s (each row binds `Z_PK`, `Z_OPT` and its k attributes; here 5,461 rows a statement), and `COMMIT`.")
+    return lines + [""]
+
+
 def machine():
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     memory = ""
@@ -199,6 +239,10 @@ def main():
         ratio_row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
                   "GRDB `Row.fetchCursor`, columns by position", 2.5, 2.0,
                   instructions=instruction_ratio(counted, "fetch", "Coherence")),
+        ratio_row(r, "PostgreSQL: insert 50,000 objects, save once, new schema", "insert/Postgres Coherence",
+                  "insert/Postgres raw", "raw postgres-nio, multi-row INSERTs, one transaction", 2.0, 1.5),
+        ratio_row(r, "PostgreSQL: fetch 200,000 such objects, read every attribute", "fetch/Postgres Coherence",
+                  "fetch/Postgres raw", "postgres-nio, one SELECT, rows decoded into Int64s", 2.5, 2.0),
         ratio_row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
                   "change/plain", "plain Swift class mutated and recorded in a Set", 5.0, 3.0),
         ratio_row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
@@ -259,6 +303,7 @@ def main():
                   ("fetch", 200_000, "Fetch {rows} items, read every column"),
               ]),
               ""]
+    lines += postgres_section(r)
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]
     for n in [10, 1_000, 10_000]:

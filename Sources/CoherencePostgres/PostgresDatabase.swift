@@ -71,14 +71,30 @@ package struct PostgresDatabase: SQLDatabase {
     }
 
     /// Runs one statement (`$n` parameters) and waits for all of its rows.
+    ///
+    /// The rows are collected through postgres-nio's per-row callback, not
+    /// its `PostgresQueryResult` query: that one (postgres-nio 1.33,
+    /// `PSQLRowStream.all()`) copies every row received so far each time more
+    /// arrive, which is quadratic in the rows of a large result.
     @discardableResult
-    func run(_ sql: String, _ arguments: [StoreValue], original: String) throws -> PostgresQueryResult {
+    func run(_ sql: String, _ arguments: [StoreValue], original: String) throws -> (metadata: PostgresQueryMetadata, rows: [PostgresRow]) {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             try PostgresValues.bind(argument, to: &bindings, sql: original)
         }
-        return try connections.wait(on: connection, sql: original) {
-            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: connections.logger)
+        let collected = CollectedRows()
+        let metadata = try connections.wait(on: connection, sql: original) {
+            connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: connections.logger) { row in
+                collected.rows.append(row)
+            }
         }
+        return (metadata, collected.rows)
     }
+}
+
+/// The rows of one query, appended on the connection's event loop, one
+/// after another, and read by the waiting thread once the query's future
+/// has completed (which orders the appends before the read).
+private final class CollectedRows: @unchecked Sendable {
+    var rows: [PostgresRow] = []
 }

@@ -9,45 +9,49 @@ package enum PostgresSQLText {
     /// `/* */` comment is left alone. (Coherence's SQL uses neither
     /// `E'…'` escape strings nor dollar quoting.)
     package static func numberingParameters(_ sql: String) -> (sql: String, count: Int) {
-        var result = ""
-        result.reserveCapacity(sql.utf8.count + 16)
+        // Works on the UTF-8 bytes (a multi-row insert's text runs to
+        // hundreds of kilobytes): every character looked for is ASCII, and
+        // an ASCII byte never occurs inside a multi-byte UTF-8 sequence.
+        var result: [UInt8] = []
+        result.reserveCapacity(sql.utf8.count + sql.utf8.count / 2 + 16)
         var count = 0
         var state = State.code
-        var previous: Character = " "
-        for character in sql {
+        var previous = UInt8(ascii: " ")
+        for byte in sql.utf8 {
             switch state {
             case .code:
-                switch character {
-                case "?":
+                switch byte {
+                case UInt8(ascii: "?"):
                     count += 1
-                    result += "$\(count)"
-                    previous = " "
+                    result.append(UInt8(ascii: "$"))
+                    result.append(contentsOf: String(count).utf8)
+                    previous = UInt8(ascii: " ")
                     continue
-                case "'": state = .string
-                case "\"": state = .identifier
-                case "-" where previous == "-": state = .lineComment
-                case "*" where previous == "/": state = .blockComment
+                case UInt8(ascii: "'"): state = .string
+                case UInt8(ascii: "\""): state = .identifier
+                case UInt8(ascii: "-") where previous == UInt8(ascii: "-"): state = .lineComment
+                case UInt8(ascii: "*") where previous == UInt8(ascii: "/"): state = .blockComment
                 default: break
                 }
             case .string:
                 // A doubled '' closes and reopens the literal, which is the same.
-                if character == "'" { state = .code }
+                if byte == UInt8(ascii: "'") { state = .code }
             case .identifier:
-                if character == "\"" { state = .code }
+                if byte == UInt8(ascii: "\"") { state = .code }
             case .lineComment:
-                if character == "\n" { state = .code }
+                if byte == UInt8(ascii: "\n") { state = .code }
             case .blockComment:
-                if character == "/", previous == "*" {
+                if byte == UInt8(ascii: "/"), previous == UInt8(ascii: "*") {
                     state = .code
-                    result.append(character)
-                    previous = " "
+                    result.append(byte)
+                    previous = UInt8(ascii: " ")
                     continue
                 }
             }
-            result.append(character)
-            previous = character
+            result.append(byte)
+            previous = byte
         }
-        return (result, count)
+        return (String(decoding: result, as: UTF8.self), count)
     }
 
     private enum State {

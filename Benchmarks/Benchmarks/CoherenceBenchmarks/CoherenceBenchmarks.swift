@@ -16,6 +16,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.teardown = { Stack.removeFiles() }
 
     insertAndFetchBenchmarks()
+    postgresBenchmarks()
     changeTrackingBenchmarks()
     parentWatchingChildBenchmarks()
     mergingBenchmarks()

@@ -48,6 +48,8 @@ struct CountInstructions {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count == 2, let rows = Int(arguments[1]), rows > 0 else {
             let names = insertWorkloads.map { "insert/\($0.key)" } + fetchWorkloads.map { "fetch/\($0.key)" }
+                + PostgresWorkloads.insertWorkloads.map { "insert/\($0.key)" }
+                + PostgresWorkloads.fetchWorkloads.map { "fetch/\($0.key)" }
             fail("usage: count-instructions WORKLOAD ROWS\nworkloads: \(names.joined(separator: ", "))")
         }
         let name = arguments[0]
@@ -70,9 +72,33 @@ struct CountInstructions {
                 let total = try await fetch(file, meter)
                 check(total == expected.total, "\(name) read a total of \(total), expected \(expected.total)")
             }
+        } else if name.hasPrefix("insert/"),
+                  let insert = PostgresWorkloads.insertWorkloads.first(where: { "insert/\($0.key)" == name })?.value {
+            let url = try postgresURL()
+            for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
+                let written = try await insert(url, rows, meter)
+                check(written.rows == rows, "\(name) wrote \(written.rows) rows, expected \(rows)")
+            }
+        } else if name.hasPrefix("fetch/"),
+                  let fetch = PostgresWorkloads.fetchWorkloads.first(where: { "fetch/\($0.key)" == name })?.value {
+            let url = try postgresURL()
+            let schema = try await PostgresWorkloads.itemSchema(url: url, count: rows)
+            for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
+                let total = try await fetch(url, schema, meter)
+                check(total == expected.total, "\(name) read a total of \(total), expected \(expected.total)")
+            }
+            try await PostgresWorkloads.dropSchema(url: url, schema)
         } else {
             fail("count-instructions: no workload named \(name)")
         }
+    }
+
+    /// The PostgreSQL workloads' server (`.ci/with-postgres` starts one).
+    static func postgresURL() throws -> String {
+        guard let url = PostgresWorkloads.serverURL else {
+            fail("count-instructions: the PostgreSQL workloads need COHERENCE_POSTGRES_URL (run under .ci/with-postgres)")
+        }
+        return url
     }
 
     static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
