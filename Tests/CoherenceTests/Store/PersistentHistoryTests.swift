@@ -54,6 +54,14 @@ struct PersistentHistoryTests {
         #expect((description.options[NSPersistentHistoryTrackingKey] as? NSNumber)?.boolValue == false)
     }
 
+    /// Core Data's `addPersistentStore(type:configuration:at:options:)` takes the option too.
+    @Test func theOptionTurnsHistoryOnThroughAddPersistentStoreOptions() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [HistoryBookmark.self]))
+        try coordinator.addPersistentStore(type: .sqlite, at: TestFiles.newURL("history.sqlite"),
+                                           options: [NSPersistentHistoryTrackingKey: true as NSNumber])
+        #expect(coordinator.currentPersistentHistoryToken(fromStores: nil)?.transactionNumber == 0)
+    }
+
     /// `transactionAuthor` and `name` are recorded with each transaction:
     /// https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/transactionauthor
     /// and a deletion keeps the attributes marked `preservesValueInHistoryOnDeletion` in its tombstone:
