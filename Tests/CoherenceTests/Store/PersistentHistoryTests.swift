@@ -138,6 +138,50 @@ struct PersistentHistoryTests {
         #expect(deletion.tombstone == ["remoteID": .string("r2")])
     }
 
+    /// History is written in the save's own database transaction: a save
+    /// that fails (here an optimistic-locking conflict under the `.error`
+    /// merge policy) leaves no transaction behind.
+    @Test(arguments: StoreKind.databases)
+    func aFailedSaveWritesNoHistory(store kind: StoreKind) throws {
+        let database = try TestDatabase.new(kind)
+        let coordinator = try Self.coordinator(database)
+        let first = Self.context(coordinator)
+        let second = Self.context(coordinator)
+        let id = try first.performAndWait {
+            let bookmark = HistoryBookmark(context: first)
+            try first.save()
+            return bookmark.objectID
+        }
+        try second.performAndWait { (try second.existingObject(with: id) as? HistoryBookmark)?.title = "second" }
+        try first.performAndWait {
+            (try first.existingObject(with: id) as? HistoryBookmark)?.title = "first"
+            try first.save()
+        }
+        let before = try Self.history(first, after: nil).count
+        second.performAndWait {
+            second.mergePolicy = .error
+            #expect(throws: MergeError.self) { try second.save() }
+        }
+        #expect(try Self.history(first, after: nil).count == before)
+        #expect(before == 2)
+    }
+
+    @Test(arguments: StoreKind.databases)
+    func aBatchInsertWritesOneTransactionOfInsertions(store kind: StoreKind) throws {
+        let database = try TestDatabase.new(kind)
+        let context = Self.context(try Self.coordinator(database), name: "loader", author: "import")
+        let result = try context.performAndWait {
+            var request = BatchInsertRequest<HistoryBookmark>(objects: [["remoteID": "a"], ["remoteID": "b"]])
+            request.resultType = .objectIDs
+            return try context.execute(request)
+        }
+        let transactions = try Self.history(context, after: nil)
+        #expect(transactions.count == 1)
+        #expect(transactions.first?.author == "import" && transactions.first?.contextName == "loader")
+        #expect(transactions.first?.changes?.map(\.changeType) == [.insert, .insert])
+        #expect(transactions.first?.changes?.map(\.changedObjectID) == result.objectIDs)
+    }
+
     @Test(arguments: StoreKind.databases)
     func fetchingAfterATokenReturnsExactlyTheLaterTransactionsInOrder(store kind: StoreKind) throws {
         let database = try TestDatabase.new(kind)
