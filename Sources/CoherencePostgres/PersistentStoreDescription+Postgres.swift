@@ -8,7 +8,8 @@ extension PersistentStoreType {
     public static let postgres: PersistentStoreType = {
         let type = PersistentStoreType(rawValue: "Postgres")
         PersistentStoreCoordinator.registerStoreType(type) { description, model in
-            try PostgresStore(configuration: PostgresConfiguration(description: description), model: model)
+            try PostgresStore(configuration: PostgresConfiguration(description: description), model: model,
+                              persistentHistoryTracking: description.persistentHistoryTracking)
         }
         return type
     }()

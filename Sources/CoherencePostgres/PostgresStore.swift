@@ -40,7 +40,7 @@ public import Coherence
 /// **Complexity:** as `SQLiteStore`, plus a round trip per statement: a
 /// save of n new objects of one entity sends its rows as multi-row inserts
 /// of up to 65,535 parameters each.
-public final class PostgresStore: PersistentStore, AggregatingStore {
+public final class PostgresStore: PersistentStore, AggregatingStore, PersistentHistoryStore {
     /// The shared SQL store this one runs on.
     let store: SQLStore
     let connections: PostgresConnections
@@ -57,7 +57,10 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
     ///   `StoreError/notACoherenceStore(path:)` for a schema that holds
     ///   other tables; `StoreError/incompatibleModel(reason:)` for a model
     ///   that cannot be migrated (the database is then unchanged).
-    public init(configuration: PostgresConfiguration, model: ManagedObjectModel) throws {
+    ///
+    /// With `persistentHistoryTracking`, saves and batch requests write
+    /// persistent history (`PersistentStoreDescription.persistentHistoryTracking`).
+    public init(configuration: PostgresConfiguration, model: ManagedObjectModel, persistentHistoryTracking: Bool = false) throws {
         self.configuration = configuration
         connections = try PostgresConnections(configuration: configuration)
         // A schema named in the URL is created as an SQLite file is (only
@@ -68,7 +71,8 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
                 try db.execute("CREATE SCHEMA \(PostgresConnections.quoted(configuration.schema))", [])
             }
         }
-        store = try SQLStore(connections: connections, dialect: .postgres, model: model, location: configuration.displayName)
+        store = try SQLStore(connections: connections, dialect: .postgres, model: model, location: configuration.displayName,
+                             persistentHistoryTracking: persistentHistoryTracking)
     }
 
     /// The hash of the model the store was last opened with.
@@ -128,6 +132,21 @@ public final class PostgresStore: PersistentStore, AggregatingStore {
 
     public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
         try store.execute(request)
+    }
+
+    package func execute(_ request: StoreBatchRequest, author: String?, contextName: String?) throws -> StoreBatchResult? {
+        try store.execute(request, author: author, contextName: contextName)
+    }
+
+    /// Whether the store keeps persistent history.
+    public var tracksPersistentHistory: Bool { store.tracksPersistentHistory }
+
+    package func executeHistory(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        try store.executeHistory(request)
+    }
+
+    package func currentPersistentHistoryToken() throws -> PersistentHistoryToken {
+        try store.currentPersistentHistoryToken()
     }
 
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,

@@ -19,7 +19,7 @@ extension ManagedObjectContext {
         let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
         // Uniqueness constraints are resolved by a save (with this context's
         // merge policy), as for objects inserted one by one.
-        if entity.constraintIndexes.isEmpty, let result = try coordinator.execute(.insert(entity: entity, rows: rows)) {
+        if entity.constraintIndexes.isEmpty, let result = try coordinator.execute(.insert(entity: entity, rows: rows), author: transactionAuthor, contextName: name) {
             return BatchResult(result, type: request.resultType)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
@@ -69,7 +69,8 @@ extension ManagedObjectContext {
         }
         if let result = try coordinator.execute(.update(entity: entity, predicate: request.predicate?.expression,
                                                           variable: request.predicate?.variable.key, values: values,
-                                                          includesSubentities: request.includesSubentities)) {
+                                                          includesSubentities: request.includesSubentities),
+                                                 author: transactionAuthor, contextName: name) {
             return BatchResult(result, type: request.resultType)
         }
         return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,
@@ -93,7 +94,8 @@ extension ManagedObjectContext {
         let entity = entity(for: Entity.self)
         if let result = try coordinator.execute(.delete(entity: entity, predicate: request.predicate?.expression,
                                                           variable: request.predicate?.variable.key,
-                                                          includesSubentities: request.includesSubentities)) {
+                                                          includesSubentities: request.includesSubentities),
+                                                 author: transactionAuthor, contextName: name) {
             return BatchResult(result, type: request.resultType)
         }
         return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,

@@ -63,12 +63,14 @@ extension ManagedObjectContext {
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
             do {
                 var request = StoreSaveRequest()
+                request.author = transactionAuthor
+                request.contextName = name
                 for object in inserted {
                     request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
                 }
                 for object in updated {
                     request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
-                                                 baseVersion: object._snapshot?.version ?? 0))
+                                                 baseVersion: object._snapshot?.version ?? 0, updatedProperties: object._changedPropertyNames()))
                 }
                 for object in deleted {
                     request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,

@@ -62,6 +62,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private struct Configuration {
         var name: String?
+        var transactionAuthor: String?
         var coordinator: PersistentStoreCoordinator?
         var parent: ManagedObjectContext?
         var children: [WeakContext] = []
@@ -129,7 +130,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// A context on `context`'s queue that sees only committed values.
     init(scratchFor context: ManagedObjectContext) {
         concurrencyType = context.concurrencyType
-        configuration = Locked(Configuration(name: "scratch", coordinator: context.persistentStoreCoordinator, parent: context.parent))
+        // Named after its context, whose author its saves record in history.
+        configuration = Locked(Configuration(name: context.name, transactionAuthor: context.transactionAuthor,
+                                             coordinator: context.persistentStoreCoordinator, parent: context.parent))
         isScratch = true
         queue = context.queue
         ownership = context.ownership
@@ -155,6 +158,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var name: String? {
         get { configuration.withLock { $0.name } }
         set { configuration.withLock { $0.name = newValue } }
+    }
+
+    /// The author that persistent history records for this context's saves
+    /// and batch requests (``PersistentHistoryTransaction/author``), as Core
+    /// Data's `transactionAuthor`: set it before saving; it stays until changed.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/transactionauthor>
+    public var transactionAuthor: String? {
+        get { configuration.withLock { $0.transactionAuthor } }
+        set { configuration.withLock { $0.transactionAuthor = newValue } }
     }
 
     /// The coordinator this context fetches from and saves to; for a nested

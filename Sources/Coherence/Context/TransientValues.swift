@@ -25,7 +25,8 @@ extension StoreSaveRequest {
         }
         for (position, update) in updated.enumerated() where update.entity.hasTransientAttributes {
             request.updated[position] = Update(objectID: update.objectID, entity: update.entity,
-                                               values: stripped(update.values, update.entity), baseVersion: update.baseVersion)
+                                               values: stripped(update.values, update.entity), baseVersion: update.baseVersion,
+                                               updatedProperties: update.updatedProperties)
         }
         return request
     }

@@ -16,6 +16,10 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// Whether the attribute is transient (``AttributeOption/transient``):
     /// tracked by contexts, kept by no store.
     public let isTransient: Bool
+    /// Whether a deletion's persistent history keeps the value
+    /// (``AttributeOption/preservesValueInHistoryOnDeletion``), as Core Data's
+    /// `NSAttributeDescription.preservesValueInHistoryOnDeletion`.
+    public let preservesValueInHistoryOnDeletion: Bool
     /// The position of this property in the entity's snapshots.
     let index: Int
     let access: any AttributeAccess
@@ -27,9 +31,11 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     var valueType: Any.Type { access.valueType }
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
-         access: any AttributeAccess, storageOffset: Int, isDerived: Bool = false, isTransient: Bool = false) {
+         access: any AttributeAccess, storageOffset: Int, isDerived: Bool = false, isTransient: Bool = false,
+         preservesValueInHistoryOnDeletion: Bool = false) {
         self.storageOffset = storageOffset
         self.isTransient = isTransient
+        self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
         slotKind = SlotKind(access.valueType)
         self.isDerived = isDerived
         self.name = name
@@ -189,7 +195,7 @@ struct AttributeSlot<Wrapper: InlineValueWrapper>: AttributeAccess {
 /// Implemented by ``Attribute`` so the model can describe its fields.
 protocol AttributeWrapper {
     static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject,
-                         isTransient: Bool) throws(ModelError) -> AttributeDescription
+                         options: [AttributeOption]) throws(ModelError) -> AttributeDescription
     /// Whether the wrapper at `offset` in `object` holds a value.
     static func hasValue(in object: ManagedObject, offset: Int) -> Bool
 }
@@ -201,7 +207,7 @@ extension Attribute: AttributeWrapper {
     }
 
     static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject,
-                         isTransient: Bool) throws(ModelError) -> AttributeDescription {
+                         options: [AttributeOption]) throws(ModelError) -> AttributeDescription {
         guard let codec = ValueCodec<Value>.make() else {
             throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
         }
@@ -219,7 +225,8 @@ extension Attribute: AttributeWrapper {
         return AttributeDescription(
             name: name, index: index, attributeType: codec.attributeType,
             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
-            storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!, isTransient: isTransient
+            storageOffset: offset + MemoryLayout<Attribute<Value>>.offset(of: \.storage)!, isTransient: options.contains(.transient),
+            preservesValueInHistoryOnDeletion: options.contains(.preservesValueInHistoryOnDeletion)
         )
     }
 }

@@ -22,6 +22,15 @@ public struct AttributeOption: Hashable, Sendable, CustomStringConvertible {
     /// <https://developer.apple.com/documentation/swiftdata/schema/attribute/option/ephemeral>
     public static let ephemeral = transient
 
+    /// Core Data's `preservesValueInHistoryOnDeletion`: when an object is
+    /// deleted, persistent history keeps this attribute's value in the
+    /// deletion's ``PersistentHistoryChange/tombstone``, so that a process
+    /// that merges the history later knows what was deleted (an identifier
+    /// kept in another system, a title to show):
+    /// `@Attribute(.preservesValueInHistoryOnDeletion) var remoteID = ""`.
+    /// <https://developer.apple.com/documentation/coredata/nsattributedescription/preservesvalueinhistoryondeletion>
+    public static let preservesValueInHistoryOnDeletion = AttributeOption(name: "preservesValueInHistoryOnDeletion")
+
     public var description: String { "." + name }
 }
 

@@ -173,7 +173,7 @@ private struct EntityDeclaration {
             } else if let wrapper = field.type as? any AttributeWrapper.Type {
                 attributes.append(try wrapper.describe(
                     name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype,
-                    isTransient: optionsByOffset[field.offset]?.contains(.transient) == true))
+                    options: optionsByOffset[field.offset] ?? []))
                 attributeOffsets.append(field.offset)
             } else if let wrapper = field.type as? any RelationshipWrapper.Type {
                 relationships.append(wrapper.declare(name: propertyName, offset: field.offset, prototype: prototype))

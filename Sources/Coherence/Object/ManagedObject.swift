@@ -210,6 +210,17 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         return result
     }
 
+    /// The names of the persistent properties ``changedValues()`` reports,
+    /// without their values (for persistent history).
+    final func _changedPropertyNames() -> [String] {
+        guard let entity = _entity, let changed = _tracking?.changed else { return [] }
+        return changed.compactMap { index in
+            if index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
+            guard let current = _currentStoreValue(at: index, entity: entity), current != _committedStoreValue(at: index) else { return nil }
+            return entity.propertyName(at: index)
+        }
+    }
+
     /// The last saved values of the named properties (all properties for
     /// `nil`), in the form ``changedValues()`` uses. Empty for an object that
     /// was never saved.

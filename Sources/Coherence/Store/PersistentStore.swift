@@ -144,6 +144,9 @@ public struct StoreSaveRequest: Sendable {
         public let values: [StoreValue]
         /// The version the context read; the store has moved on if it differs.
         public let baseVersion: Int64
+        /// The names of the persistent properties whose values changed, for
+        /// persistent history (``PersistentHistoryChange/updatedProperties``).
+        public var updatedProperties: [String] = []
     }
 
     /// An object to delete.
@@ -162,6 +165,12 @@ public struct StoreSaveRequest: Sendable {
     public var updated: [Update] = []
     /// Objects to delete.
     public var deleted: [Delete] = []
+    /// The saving context's ``ManagedObjectContext/transactionAuthor``, which
+    /// persistent history records.
+    public var author: String?
+    /// The saving context's ``ManagedObjectContext/name``, which persistent
+    /// history records.
+    public var contextName: String?
 
     /// Whether the save changes nothing.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }

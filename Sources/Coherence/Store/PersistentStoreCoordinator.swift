@@ -40,7 +40,8 @@ public final class PersistentStoreCoordinator: Sendable {
             store = InMemoryStore()
         case .sqlite:
             guard let url else { throw StoreError.missingStoreURL }
-            store = url.path == "/dev/null" ? InMemoryStore() : try SQLiteStore(url: url, model: managedObjectModel)
+            store = url.path == "/dev/null" ? InMemoryStore()
+                : try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.persistentHistoryTracking)
         case let type:
             guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {
                 throw StoreError.unsupportedStoreType(type.rawValue)
@@ -77,13 +78,17 @@ public final class PersistentStoreCoordinator: Sendable {
     /// ignores the URL (Core Data users pass `/dev/null`).
     /// - Parameter type: ``PersistentStoreType/sqlite`` or ``PersistentStoreType/inMemory``.
     /// - Parameter storeURL: the store's file.
-    /// - Parameter options: accepted for code written for Core Data;
-    ///   Coherence's stores read none of them yet.
+    /// - Parameter options: the description's options (string keys with
+    ///   `NSObject` values, such as ``NSPersistentHistoryTrackingKey``);
+    ///   other options are ignored.
     /// - Throws: as ``addPersistentStore(_:)-(PersistentStoreDescription)``.
     @discardableResult
     public func addPersistentStore(type: PersistentStoreType, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> any PersistentStore {
         let description = PersistentStoreDescription(url: storeURL)
         description.type = type.rawValue
+        for case let (key as String, value as NSObject) in options ?? [:] {
+            description.setOption(value, forKey: key)
+        }
         return try addPersistentStore(description)
     }
 
@@ -278,11 +283,13 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Runs a batch request in the store, or returns `nil` if it cannot.
-    func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+    func execute(_ request: StoreBatchRequest, author: String? = nil, contextName: String? = nil) throws -> StoreBatchResult? {
         let stores = persistentStores
         guard stores.count == 1 else { return nil }
         return try saveLock.withLock {
-            guard let result = try stores[0].execute(request) else { return nil }
+            let executed = try (stores[0] as? any PersistentHistoryStore).map { try $0.execute(request, author: author, contextName: contextName) }
+                ?? stores[0].execute(request)
+            guard let result = executed else { return nil }
             rowCache.commit(changed: result.changes.updated.union(result.changes.deleted), saved: [])
             return result
         }

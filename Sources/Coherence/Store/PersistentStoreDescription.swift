@@ -62,8 +62,9 @@ public final class PersistentStoreDescription: @unchecked Sendable, Hashable, Cu
         set { locked { _url = newValue } }
     }
 
-    /// The options set with ``setOption(_:forKey:)``. Coherence's stores read
-    /// none of them yet; they are kept for code written for Core Data.
+    /// The options set with ``setOption(_:forKey:)``. The SQL stores read
+    /// ``NSPersistentHistoryTrackingKey`` (see ``persistentHistoryTracking``);
+    /// others are kept for code written for Core Data.
     public var options: [String: NSObject] {
         locked { _options }
     }

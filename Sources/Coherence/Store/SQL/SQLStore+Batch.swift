@@ -2,15 +2,17 @@ import Foundation
 
 // Batch requests as SQL, in one transaction each.
 extension SQLStore {
-    package func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
+    /// Runs a batch request; with history tracking, records it as one
+    /// transaction of `author` and `contextName`.
+    package func execute(_ request: StoreBatchRequest, author: String? = nil, contextName: String? = nil) throws -> StoreBatchResult? {
         do {
-            return try executeInSQL(request)
+            return try executeInSQL(request, author: author, contextName: contextName)
         } catch is SQLDialectCannotEvaluate {
             return nil // the context runs it through a scratch context
         }
     }
 
-    private func executeInSQL(_ request: StoreBatchRequest) throws -> StoreBatchResult {
+    private func executeInSQL(_ request: StoreBatchRequest, author: String?, contextName: String?) throws -> StoreBatchResult {
         switch request {
         case .insert(let entity, var rows):
             // Of several new rows linked to one destination by a one-to-one
@@ -48,7 +50,9 @@ extension SQLStore {
                     parents.merge(fed) { $0.union($1) }
                 }
                 destinations.formUnion(try recomputeDerived(parents, in: db))
-                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(inserted: Set(ids), updated: destinations))
+                let changes = ObjectIDChanges(inserted: Set(ids), updated: destinations)
+                try writeBatchHistory(changes, inserted: ids, author: author, contextName: contextName, in: db)
+                return StoreBatchResult(affected: ids, changes: changes)
             }
         case .update(let entity, let predicate, let variable, let values, let includesSubentities):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
@@ -67,7 +71,10 @@ extension SQLStore {
                     ids.append(makeObjectID(name.flatMap { model.entitiesByName[$0]?.managedObjectClass } ?? entity.managedObjectClass, key: row.int64(0)))
                 }
                 let derived = try recomputeDerived(parentsBefore, in: db)
-                return StoreBatchResult(affected: ids, changes: ObjectIDChanges(updated: Set(ids).union(derived)))
+                let changes = ObjectIDChanges(updated: Set(ids).union(derived))
+                try writeBatchHistory(changes, updated: ids, properties: bound.map { entity.propertyName(at: $0) },
+                                      author: author, contextName: contextName, in: db)
+                return StoreBatchResult(affected: ids, changes: changes)
             }
         case .delete(let entity, let predicate, let variable, let includesSubentities):
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
@@ -76,10 +83,12 @@ extension SQLStore {
                 let keys = try db.int64s("SELECT t0.\(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(SQLSchema.table(entity)) AS t0\(condition)", arguments)
                 var changes = ObjectIDChanges()
                 var parents: [Int: Set<Int64>] = [:]
+                var tombstones: [SQLHistoryChange] = []
                 let affected = try objectIDs(keys, of: entity, in: db)
-                try deleteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
+                try deleteRows(keys, of: entity, changes: &changes, parents: &parents, tombstones: &tombstones, in: db)
                 changes.updated.formUnion(try recomputeDerived(parents, in: db))
                 changes.updated.subtract(changes.deleted)
+                try writeBatchHistory(changes, tombstones: tombstones, author: author, contextName: contextName, in: db)
                 return StoreBatchResult(affected: affected, changes: changes)
             }
         }
@@ -115,16 +124,16 @@ extension SQLStore {
     /// destinations, nullify clears the inverse column or join rows, deny
     /// throws if a destination remains.
     private func deleteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
-                            parents: inout [Int: Set<Int64>], in db: any SQLDatabase) throws {
+                            parents: inout [Int: Set<Int64>], tombstones: inout [SQLHistoryChange], in db: any SQLDatabase) throws {
         guard entity.isInHierarchy else {
-            return try deleteConcreteRows(keys, of: entity, changes: &changes, parents: &parents, in: db)
+            return try deleteConcreteRows(keys, of: entity, changes: &changes, parents: &parents, tombstones: &tombstones, in: db)
         }
         // Each row with the relationships and delete rules of its own entity.
         var byEntity: [String: [Int64]] = [:]
         for id in try objectIDs(keys, of: entity, in: db) { byEntity[id.entityName, default: []].append(id.key) }
         for (name, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
             guard let concrete = model.entitiesByName[name] else { continue }
-            try deleteConcreteRows(keys, of: concrete, changes: &changes, parents: &parents, in: db)
+            try deleteConcreteRows(keys, of: concrete, changes: &changes, parents: &parents, tombstones: &tombstones, in: db)
         }
     }
 
@@ -141,7 +150,7 @@ extension SQLStore {
     }
 
     private func deleteConcreteRows(_ keys: [Int64], of entity: EntityDescription, changes: inout ObjectIDChanges,
-                                    parents: inout [Int: Set<Int64>], in db: any SQLDatabase) throws {
+                                    parents: inout [Int: Set<Int64>], tombstones: inout [SQLHistoryChange], in db: any SQLDatabase) throws {
         let fresh = keys.filter { !changes.deleted.contains(makeObjectID(entity.managedObjectClass, key: $0)) }
         guard !fresh.isEmpty else { return }
         for key in fresh { changes.deleted.insert(makeObjectID(entity.managedObjectClass, key: key)) }
@@ -163,7 +172,7 @@ extension SQLStore {
                         throw ValidationError.deleteDenied(entity: entity.name, property: relationship.name)
                     }
                 case .cascade:
-                    try deleteRows(destinationKeys, of: destination, changes: &changes, parents: &parents, in: db)
+                    try deleteRows(destinationKeys, of: destination, changes: &changes, parents: &parents, tombstones: &tombstones, in: db)
                 case .nullify:
                     if !relationship.inverseIsToMany {
                         try db.execute("UPDATE \(SQLSchema.table(destination)) SET \(SQLSchema.quote(relationship.inverseName)) = NULL, \(SQLSchema.quote(SQLSchema.version)) = \(SQLSchema.quote(SQLSchema.version)) + 1 WHERE \(SQLSchema.quote(relationship.inverseName)) IN (\(placeholders))",
@@ -177,6 +186,7 @@ extension SQLStore {
                     try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) IN (\(placeholders))", arguments)
                 }
             }
+            tombstones += try self.tombstones(chunk, of: entity, in: db)
             try db.execute("DELETE FROM \(SQLSchema.table(entity)) WHERE \(pk) IN (\(placeholders))", arguments)
         }
     }
@@ -194,5 +204,23 @@ extension SQLStore {
         }
         return try db.int64s("SELECT \(SQLSchema.quote(relationship.name)) FROM \(SQLSchema.table(owner)) WHERE \(pk) IN (\(placeholders)) AND \(SQLSchema.quote(relationship.name)) IS NOT NULL",
                              arguments)
+    }
+
+    /// Records a batch request's changes as one history transaction:
+    /// inserted rows, updated rows (with `properties` for the request's own
+    /// `updated` rows), deleted rows (with their tombstones).
+    private func writeBatchHistory(_ changes: ObjectIDChanges, inserted: [ManagedObjectID] = [], updated: [ManagedObjectID] = [],
+                                   properties: [String]? = nil, tombstones: [SQLHistoryChange] = [], author: String?, contextName: String?,
+                                   in db: any SQLDatabase) throws {
+        guard tracksPersistentHistory else { return }
+        var history = inserted.map { SQLHistoryChange(objectID: $0, type: .insert) }
+        history += updated.map { SQLHistoryChange(objectID: $0, type: .update, updated: properties) }
+        let recorded = Set(inserted).union(updated)
+        history += changes.updated.subtracting(recorded).sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
+            .map { SQLHistoryChange(objectID: $0, type: .update) }
+        let withTombstones = Dictionary(tombstones.map { ($0.objectID, $0) }) { first, _ in first }
+        history += changes.deleted.sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
+            .map { withTombstones[$0] ?? SQLHistoryChange(objectID: $0, type: .delete) }
+        try writeHistory(history, author: author, contextName: contextName, in: db)
     }
 }

@@ -57,10 +57,16 @@ extension SQLStore {
             let mapping = result.permanentIDs
             result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
             var conflicts: [StoreConflictError.Conflict] = []
+            var history: [SQLHistoryChange] = []
             for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
-                if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db), current.version != delete.baseVersion {
+                let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db)
+                if let current, current.version != delete.baseVersion {
                     conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
                     continue
+                }
+                if tracksPersistentHistory, current != nil {
+                    history.append(SQLHistoryChange(objectID: delete.objectID, type: .delete,
+                                                    tombstone: current.flatMap { tombstone(of: $0, entity: delete.entity) }))
                 }
                 try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
             }
@@ -120,6 +126,11 @@ extension SQLStore {
             }
             for (id, entity, values) in joined {
                 try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
+            }
+            if tracksPersistentHistory {
+                history += request.inserted.map { SQLHistoryChange(objectID: mapping[$0.objectID] ?? $0.objectID, type: .insert) }
+                history += request.updated.map { SQLHistoryChange(objectID: $0.objectID, type: .update, updated: $0.updatedProperties) }
+                try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
             }
             return result
         }

@@ -26,6 +26,9 @@ package final class SQLStore: Sendable {
     let dialect: SQLDialect
     /// Each entity's per-row SQL, by entity name.
     let statements: [String: SQLStatements]
+    /// Whether saves and batch requests write persistent history (see
+    /// `SQLStore+History.swift`).
+    package let tracksPersistentHistory: Bool
 
     /// Opens the store in `connections` for `model`: creates the schema when
     /// there is none, opens an existing store, migrating it lightweight in
@@ -34,8 +37,12 @@ package final class SQLStore: Sendable {
     ///   holds tables but no Coherence store, ``StoreError/incompatibleModel(reason:)``
     ///   for a model that cannot be migrated (nothing is changed then), or
     ///   the database's error.
-    package init(connections: any SQLConnections, dialect: SQLDialect, model: ManagedObjectModel, location: String) throws {
+    /// With `persistentHistoryTracking`, the history tables are created if
+    /// missing (in the same transaction).
+    package init(connections: any SQLConnections, dialect: SQLDialect, model: ManagedObjectModel, location: String,
+                 persistentHistoryTracking: Bool = false) throws {
         self.connections = connections
+        tracksPersistentHistory = persistentHistoryTracking
         self.dialect = dialect
         self.model = model
         statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLStatements($0)) })
@@ -53,6 +60,7 @@ package final class SQLStore: Sendable {
                 try migration.apply(in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
                 try Self.writeModel(model, in: db)
+                if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }
                 return identifier
             }
             guard try db.tableNames().isEmpty else { throw StoreError.notACoherenceStore(path: location) }
@@ -61,6 +69,7 @@ package final class SQLStore: Sendable {
             try SQLSchema.createFetchIndexes(model, in: db)
             try db.execute("INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", [.string(identifier)])
             try Self.writeModel(model, in: db)
+            if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }
             return identifier
         }
         storeNumber = StoreNumbers.number(for: identifier)

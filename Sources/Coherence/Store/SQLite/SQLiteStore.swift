@@ -17,7 +17,7 @@ internal import GRDBSQLite
 ///
 /// **Complexity:** reading one object is one indexed query; a save is one
 /// transaction with one statement per changed object (plus join rows).
-public final class SQLiteStore: PersistentStore, AggregatingStore {
+public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHistoryStore {
     /// The shared SQL store this one runs on.
     let store: SQLStore
     public var identifier: String { store.identifier }
@@ -26,9 +26,11 @@ public final class SQLiteStore: PersistentStore, AggregatingStore {
     public let url: URL
     let pool: DatabasePool
 
-    /// Opens (or creates) the store at `url` for `model`.
+    /// Opens (or creates) the store at `url` for `model`; with
+    /// `persistentHistoryTracking`, saves and batch requests write persistent
+    /// history (``PersistentStoreDescription/persistentHistoryTracking``).
     /// - Throws: ``StoreError`` when the file cannot be used; it is then untouched.
-    public init(url: URL, model: ManagedObjectModel) throws {
+    public init(url: URL, model: ManagedObjectModel, persistentHistoryTracking: Bool = false) throws {
         self.url = url
         _ = try Self.inspect(url: url, model: model)
         do {
@@ -44,7 +46,8 @@ public final class SQLiteStore: PersistentStore, AggregatingStore {
         } catch let error as DatabaseError {
             throw StoreError(error)
         }
-        store = try SQLStore(connections: SQLiteConnections(pool: pool), dialect: .sqlite, model: model, location: url.path)
+        store = try SQLStore(connections: SQLiteConnections(pool: pool), dialect: .sqlite, model: model, location: url.path,
+                             persistentHistoryTracking: persistentHistoryTracking)
     }
 
     /// Reads an existing file without writing to it: its store identifier and
@@ -138,6 +141,21 @@ public final class SQLiteStore: PersistentStore, AggregatingStore {
 
     public func execute(_ request: StoreBatchRequest) throws -> StoreBatchResult? {
         try store.execute(request)
+    }
+
+    package func execute(_ request: StoreBatchRequest, author: String?, contextName: String?) throws -> StoreBatchResult? {
+        try store.execute(request, author: author, contextName: contextName)
+    }
+
+    /// Whether the store keeps persistent history.
+    public var tracksPersistentHistory: Bool { store.tracksPersistentHistory }
+
+    package func executeHistory(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        try store.executeHistory(request)
+    }
+
+    package func currentPersistentHistoryToken() throws -> PersistentHistoryToken {
+        try store.currentPersistentHistoryToken()
     }
 
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,

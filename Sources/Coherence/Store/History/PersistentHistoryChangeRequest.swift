@@ -1,0 +1,191 @@
+import Foundation
+
+/// A request to read or prune a store's persistent history, run with
+/// ``ManagedObjectContext/execute(_:)-(PersistentHistoryChangeRequest)``, as
+/// Core Data's `NSPersistentHistoryChangeRequest`:
+///
+/// ```swift
+/// let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
+/// let transactions = try context.execute(request).transactions
+/// ```
+///
+/// The store must keep history (``PersistentStoreDescription/persistentHistoryTracking``).
+/// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest>
+public final class PersistentHistoryChangeRequest: CustomStringConvertible {
+    enum Kind {
+        case fetchAfterToken
+        case fetchAfterDate(Date)
+        case deleteBeforeToken
+        case deleteBeforeDate(Date)
+    }
+
+    let kind: Kind
+    /// The token the request starts after (a fetch) or ends before (a
+    /// deletion); `nil` for the whole history, or for a request by date.
+    public let token: PersistentHistoryToken?
+    /// What the result holds; ``PersistentHistoryResultType/transactionsAndChanges``
+    /// by default (ignored by deletions, which report a count).
+    public var resultType: PersistentHistoryResultType = .transactionsAndChanges
+    /// Only the transactions that pass this filter (`nil`: all of them).
+    /// Core Data filters with a fetch request on the transaction entity
+    /// (`NSPersistentHistoryTransaction.fetchRequest` with a predicate on
+    /// `author` or `contextName`); Coherence offers this typed filter, which
+    /// the store evaluates in SQL.
+    public var transactionFilter: PersistentHistoryTransactionFilter?
+
+    init(kind: Kind, token: PersistentHistoryToken?) {
+        self.kind = kind
+        self.token = token
+    }
+
+    /// The transactions after `token`, in commit order; the whole history for
+    /// `nil`. Executing it throws ``PersistentHistoryError/tokenExpired(_:)``
+    /// when history after `token` was deleted.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/fetchhistory(after:)-3rmfm>
+    public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
+        PersistentHistoryChangeRequest(kind: .fetchAfterToken, token: token)
+    }
+
+    /// The transactions committed after `date`, in commit order.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/fetchhistory(after:)-qi5b>
+    public static func fetchHistory(after date: Date) -> PersistentHistoryChangeRequest {
+        PersistentHistoryChangeRequest(kind: .fetchAfterDate(date), token: nil)
+    }
+
+    /// The transactions after `transaction`, in commit order; the whole
+    /// history for `nil`.
+    public static func fetchHistory(after transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
+        fetchHistory(after: transaction?.token)
+    }
+
+    /// Deletes the transactions older than `token` (those before the one it
+    /// marks; nothing for `nil`). Fetching after a token older than what
+    /// remains then throws ``PersistentHistoryError/tokenExpired(_:)``.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/deletehistory(before:)-5kghb>
+    public static func deleteHistory(before token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
+        PersistentHistoryChangeRequest(kind: .deleteBeforeToken, token: token)
+    }
+
+    /// Deletes the transactions committed before `date`.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/deletehistory(before:)-7t2th>
+    public static func deleteHistory(before date: Date) -> PersistentHistoryChangeRequest {
+        PersistentHistoryChangeRequest(kind: .deleteBeforeDate(date), token: nil)
+    }
+
+    /// Deletes the transactions older than `transaction`.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/deletehistory(before:)-9l06p>
+    public static func deleteHistory(before transaction: PersistentHistoryTransaction?) -> PersistentHistoryChangeRequest {
+        deleteHistory(before: transaction?.token)
+    }
+
+    /// Whether the request deletes history.
+    var isDeletion: Bool {
+        switch kind {
+        case .deleteBeforeToken, .deleteBeforeDate: true
+        case .fetchAfterToken, .fetchAfterDate: false
+        }
+    }
+
+    /// What the request does, for messages.
+    public var description: String {
+        switch kind {
+        case .fetchAfterToken: "fetch history after \(token.map(String.init(describing:)) ?? "the beginning")"
+        case .fetchAfterDate(let date): "fetch history after \(date)"
+        case .deleteBeforeToken: "delete history before \(token.map(String.init(describing:)) ?? "nothing")"
+        case .deleteBeforeDate(let date): "delete history before \(date)"
+        }
+    }
+}
+
+/// Which transactions a history fetch returns, by their author and context
+/// name (a typed stand-in for Core Data's fetch request on
+/// `NSPersistentHistoryTransaction`).
+public enum PersistentHistoryTransactionFilter: Sendable, Hashable {
+    /// Transactions by this ``ManagedObjectContext/transactionAuthor``.
+    case author(String)
+    /// Transactions by any other author, or by none: the usual way to skip
+    /// one's own saves.
+    case authorIsNot(String)
+    /// Transactions saved by a context of this ``ManagedObjectContext/name``.
+    case contextName(String)
+    /// Transactions saved by a context of any other name, or of none.
+    case contextNameIsNot(String)
+    /// Transactions that pass every one of the filters.
+    case all([PersistentHistoryTransactionFilter])
+}
+
+/// What a ``PersistentHistoryResult`` holds, as Core Data's
+/// `NSPersistentHistoryResultType`.
+/// <https://developer.apple.com/documentation/coredata/nspersistenthistoryresulttype>
+public enum PersistentHistoryResultType: Sendable, Hashable {
+    /// Whether the request succeeded.
+    case statusOnly
+    /// The number of transactions fetched or deleted.
+    case count
+    /// The transactions, without their changes.
+    case transactionsOnly
+    /// The transactions with their changes.
+    case transactionsAndChanges
+}
+
+/// The result of a ``PersistentHistoryChangeRequest``, as Core Data's
+/// `NSPersistentHistoryResult`.
+/// <https://developer.apple.com/documentation/coredata/nspersistenthistoryresult>
+public struct PersistentHistoryResult: Sendable {
+    /// What the request asked for.
+    public let resultType: PersistentHistoryResultType
+    /// The transactions fetched, in commit order (empty for a deletion and
+    /// for ``PersistentHistoryResultType/count`` and ``PersistentHistoryResultType/statusOnly``).
+    public let transactions: [PersistentHistoryTransaction]
+    /// How many transactions were fetched or deleted.
+    public let count: Int
+
+    /// A result (used by stores that keep history).
+    public init(resultType: PersistentHistoryResultType, transactions: [PersistentHistoryTransaction], count: Int) {
+        self.resultType = resultType
+        self.transactions = transactions
+        self.count = count
+    }
+
+    /// The result as Core Data gives it: `[PersistentHistoryTransaction]`
+    /// for the transaction types, the count as `Int` for ``PersistentHistoryResultType/count``,
+    /// `true` for ``PersistentHistoryResultType/statusOnly``.
+    public var result: Any? {
+        switch resultType {
+        case .statusOnly: true
+        case .count: count
+        case .transactionsOnly, .transactionsAndChanges: transactions
+        }
+    }
+}
+
+/// Why a persistent history request failed.
+public enum PersistentHistoryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// History after the token was deleted (``PersistentHistoryChangeRequest/deleteHistory(before:)-(PersistentHistoryToken?)``):
+    /// some of the transactions the caller has not seen are gone, so the
+    /// request fails rather than return part of them. Core Data's
+    /// `NSPersistentHistoryTokenExpiredError` (134301). Refetch what you
+    /// show, then continue from ``PersistentStoreCoordinator/currentPersistentHistoryToken(fromStores:)``.
+    case tokenExpired(PersistentHistoryToken)
+    /// The store does not keep history: it was loaded without
+    /// ``PersistentStoreDescription/persistentHistoryTracking``.
+    case trackingNotEnabled(storeIdentifier: String)
+    /// The store cannot keep history at all (the in-memory store).
+    case notSupported(storeType: String)
+    /// No loaded store keeps history, or none is the store the token names.
+    case noHistoryStore
+
+    /// A sentence saying what went wrong.
+    public var description: String {
+        switch self {
+        case .tokenExpired(let token):
+            "the persistent history after \(token) was deleted; fetch again from the current token"
+        case .trackingNotEnabled(let store):
+            "store \(store) was loaded without persistent history tracking (set persistentHistoryTracking on its description)"
+        case .notSupported(let type):
+            "the \(type) store does not keep persistent history"
+        case .noHistoryStore:
+            "no loaded store keeps the persistent history this request asks for"
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+extension PersistentStoreCoordinator {
+    /// The token of the last transaction of the first store among `stores`
+    /// (every loaded store for `nil`) that keeps persistent history, as Core
+    /// Data's `currentPersistentHistoryToken(fromStores:)`; `nil` when none
+    /// does. Fetching the history after it returns what is saved from now on.
+    /// <https://developer.apple.com/documentation/coredata/nspersistentstorecoordinator/currentpersistenthistorytoken(fromstores:)>
+    public func currentPersistentHistoryToken(fromStores stores: [any PersistentStore]?) -> PersistentHistoryToken? {
+        let candidates = stores ?? persistentStores
+        for case let store as any PersistentHistoryStore in candidates where store.tracksPersistentHistory {
+            if let token = try? store.currentPersistentHistoryToken() { return token }
+        }
+        return nil
+    }
+
+    /// Runs a history request on the store its token names, or on the first
+    /// loaded store that keeps history.
+    func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        let stores = persistentStores
+        let candidates = request.token.map { token in stores.filter { $0.identifier == token.storeIdentifier } } ?? stores
+        guard let store = candidates.first(where: { ($0 as? any PersistentHistoryStore)?.tracksPersistentHistory == true }) ?? candidates.first
+        else { throw PersistentHistoryError.noHistoryStore }
+        guard let historyStore = store as? any PersistentHistoryStore else {
+            throw PersistentHistoryError.notSupported(storeType: store.type)
+        }
+        return try historyStore.executeHistory(request)
+    }
+}
+
+extension ManagedObjectContext {
+    /// Runs a persistent history request (fetch or delete) against the
+    /// context's coordinator's store, as Core Data's `execute(_:)` with an
+    /// `NSPersistentHistoryChangeRequest`. The standard Core Data loop:
+    ///
+    /// ```swift
+    /// let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
+    /// for transaction in try context.execute(request).transactions {
+    ///     viewContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
+    ///     lastToken = transaction.token
+    /// }
+    /// ```
+    ///
+    /// Call it on the context's queue.
+    /// - Throws: ``PersistentHistoryError/tokenExpired(_:)`` when the history
+    ///   after the request's token was deleted; ``PersistentHistoryError/trackingNotEnabled(storeIdentifier:)``
+    ///   for a store loaded without ``PersistentStoreDescription/persistentHistoryTracking``;
+    ///   ``PersistentHistoryError/notSupported(storeType:)`` for the in-memory
+    ///   store; ``StoreError`` for the database's errors.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/execute(_:)>
+    @discardableResult
+    public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        _assertOnQueue()
+        guard let coordinator = persistentStoreCoordinator else { throw PersistentHistoryError.noHistoryStore }
+        return try coordinator.execute(request)
+    }
+}

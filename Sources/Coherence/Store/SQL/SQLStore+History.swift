@@ -1,0 +1,264 @@
+import Foundation
+
+/// The persistent history tables, in the store's schema, created when a
+/// store is opened with history tracking (an existing store gains them then):
+///
+/// - `Z_HISTORY_TRANSACTION`: one row per save or batch request; `Z_PK` is
+///   the transaction number (the token), taken from the `Z_PRIMARYKEY`
+///   counter named `Z_HISTORY_TRANSACTION` inside the writing transaction, so
+///   numbers grow in commit order and are never reused, even after pruning;
+///   `ZTIMESTAMP` (seconds since 2001), `ZAUTHOR`, `ZCONTEXTNAME`.
+/// - `Z_HISTORY_CHANGE`: one row per changed object; `Z_PK` (a counter too),
+///   `ZTRANSACTION`, `ZENTITY` (the concrete entity's name), `ZKEY` (the
+///   row's primary key), `ZCHANGETYPE` (0 insert, 1 update, 2 delete),
+///   `ZUPDATED` (updated property names, comma-separated), `ZTOMBSTONE`
+///   (preserved values of a deleted object, JSON).
+///
+/// The metadata key `historyPrunedBefore` holds the number of the oldest
+/// transaction that deletions kept; a fetch after an older token throws
+/// ``PersistentHistoryError/tokenExpired(_:)``.
+enum SQLHistorySchema {
+    static let transactionTable = "\"Z_HISTORY_TRANSACTION\""
+    static let changeTable = "\"Z_HISTORY_CHANGE\""
+    static let transactionCounter = "Z_HISTORY_TRANSACTION"
+    static let changeCounter = "Z_HISTORY_CHANGE"
+    static let prunedKey = "historyPrunedBefore"
+
+    static func create(in db: any SQLDatabase) throws {
+        let key = db.dialect.keyType
+        let double = db.dialect.columnType(.double)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(transactionTable) ("Z_PK" \(key) PRIMARY KEY NOT NULL, "ZTIMESTAMP" \(double) NOT NULL, \
+            "ZAUTHOR" TEXT, "ZCONTEXTNAME" TEXT)
+            """, [])
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS \(changeTable) ("Z_PK" \(key) PRIMARY KEY NOT NULL, "ZTRANSACTION" \(key) NOT NULL, \
+            "ZENTITY" TEXT NOT NULL, "ZKEY" \(key) NOT NULL, "ZCHANGETYPE" \(key) NOT NULL, "ZUPDATED" TEXT, "ZTOMBSTONE" TEXT)
+            """, [])
+        try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_CHANGE_ZTRANSACTION\" ON \(changeTable) (\"ZTRANSACTION\")", [])
+        try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_TRANSACTION_ZTIMESTAMP\" ON \(transactionTable) (\"ZTIMESTAMP\")", [])
+        for counter in [transactionCounter, changeCounter] {
+            try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(counter)])
+        }
+    }
+}
+
+/// One object's change, as a save or batch request records it.
+struct SQLHistoryChange {
+    let objectID: ManagedObjectID
+    let type: PersistentHistoryChangeType
+    var updated: [String]? = nil
+    var tombstone: [String: StoreValue]? = nil
+}
+
+extension SQLStore {
+    // MARK: Writing history
+
+    /// Writes one history transaction with `changes`, inside the caller's
+    /// write transaction (so it commits or rolls back with the data).
+    func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?, in db: any SQLDatabase) throws {
+        guard tracksPersistentHistory else { return }
+        guard let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db) else { return }
+        try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
+                       [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author.map { .string($0) } ?? .null,
+                        contextName.map { .string($0) } ?? .null])
+        guard !changes.isEmpty, let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db) else { return }
+        let first = last - Int64(changes.count) + 1
+        let rows: [[StoreValue]] = try changes.enumerated().map { offset, change in
+            [.integer(first + Int64(offset)), .integer(number), .string(change.objectID.entityName), .integer(change.objectID.key),
+             .integer(Int64(change.type.rawValue)), change.updated.map { .string($0.joined(separator: ",")) } ?? .null,
+             try change.tombstone.map { .string(try TombstoneCoding.encode($0)) } ?? .null]
+        }
+        try db.executeMany("""
+            INSERT INTO \(SQLHistorySchema.changeTable) ("Z_PK", "ZTRANSACTION", "ZENTITY", "ZKEY", "ZCHANGETYPE", "ZUPDATED", "ZTOMBSTONE") \
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, rows)
+    }
+
+    /// Takes `count` numbers of a `Z_PRIMARYKEY` counter; returns the last.
+    private func takeNumbers(_ count: Int, from counter: String, in db: any SQLDatabase) throws -> Int64? {
+        try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
+                     [.integer(Int64(count)), .string(counter)])
+    }
+
+    /// The values of `entity`'s attributes preserved on deletion, from the
+    /// row's snapshot; `nil` when it has none.
+    func tombstone(of snapshot: Snapshot, entity: EntityDescription) -> [String: StoreValue]? {
+        let preserved = entity.attributes.filter(\.preservesValueInHistoryOnDeletion)
+        guard !preserved.isEmpty else { return nil }
+        return Dictionary(uniqueKeysWithValues: preserved.map { ($0.name, snapshot.values[$0.index]) })
+    }
+
+    /// The tombstones of rows about to be deleted by a batch request.
+    func tombstones(_ keys: ArraySlice<Int64>, of entity: EntityDescription, in db: any SQLDatabase) throws -> [SQLHistoryChange] {
+        guard tracksPersistentHistory, entity.attributes.contains(where: \.preservesValueInHistoryOnDeletion) else { return [] }
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        let sql = "SELECT \(SQLSchema.selectList(entity, alias: "t0")) FROM \(SQLSchema.table(entity)) AS t0 WHERE t0.\(pk) IN (\(placeholders(keys.count)))"
+        return try snapshots(db, sql, keys.map { .integer($0) }, entity: entity).map {
+            SQLHistoryChange(objectID: $0.objectID, type: .delete, tombstone: tombstone(of: $0, entity: entity))
+        }
+    }
+
+    // MARK: Reading history
+
+    package func executeHistory(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        guard tracksPersistentHistory else { throw PersistentHistoryError.trackingNotEnabled(storeIdentifier: identifier) }
+        if request.isDeletion { return try deleteHistory(request) }
+        return try read { db in
+            var conditions: [String] = []
+            var arguments: [StoreValue] = []
+            switch request.kind {
+            case .fetchAfterToken:
+                let after = request.token?.transactionNumber ?? 0
+                let pruned = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = ?", [.string(SQLHistorySchema.prunedKey)])
+                    .flatMap { Int64($0) } ?? 0
+                // Transactions after `after` were deleted: the caller would miss them.
+                if let token = request.token, after + 1 < pruned { throw PersistentHistoryError.tokenExpired(token) }
+                conditions.append("t.\"Z_PK\" > ?")
+                arguments.append(.integer(after))
+            case .fetchAfterDate(let date):
+                conditions.append("t.\"ZTIMESTAMP\" > ?")
+                arguments.append(.double(date.timeIntervalSinceReferenceDate))
+            case .deleteBeforeToken, .deleteBeforeDate:
+                break
+            }
+            if let filter = request.transactionFilter {
+                conditions.append(condition(for: filter, arguments: &arguments))
+            }
+            let whereClause = " WHERE " + conditions.joined(separator: " AND ")
+            var transactions: [(number: Int64, timestamp: Date, author: String?, contextName: String?)] = []
+            try db.forEachRow("SELECT t.\"Z_PK\", t.\"ZTIMESTAMP\", t.\"ZAUTHOR\", t.\"ZCONTEXTNAME\" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause) ORDER BY t.\"Z_PK\"",
+                              arguments) { row in
+                transactions.append((row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)),
+                                     row.columnType(2) == .null ? nil : row.string(2), row.columnType(3) == .null ? nil : row.string(3)))
+            }
+            var changes: [Int64: [PersistentHistoryChange]] = [:]
+            if request.resultType == .transactionsAndChanges, !transactions.isEmpty {
+                let sql = """
+                    SELECT c."ZTRANSACTION", c."Z_PK", c."ZENTITY", c."ZKEY", c."ZCHANGETYPE", c."ZUPDATED", c."ZTOMBSTONE" \
+                    FROM \(SQLHistorySchema.changeTable) AS c WHERE c."ZTRANSACTION" IN (SELECT t."Z_PK" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause)) \
+                    ORDER BY c."Z_PK"
+                    """
+                try db.forEachRow(sql, arguments) { row in
+                    // Rows of entities the model no longer has are left out.
+                    guard let entity = model.entitiesByName[row.string(2)],
+                          let type = PersistentHistoryChangeType(rawValue: Int(row.int64(4))) else { return }
+                    let updated = row.columnType(5) == .null ? nil : Set(row.string(5).split(separator: ",").map(String.init))
+                    let tombstone = row.columnType(6) == .null ? nil : try TombstoneCoding.decode(row.string(6))
+                    changes[row.int64(0), default: []].append(PersistentHistoryChange(
+                        changeID: row.int64(1), changedObjectID: makeObjectID(entity.managedObjectClass, key: row.int64(3)),
+                        changeType: type, updatedProperties: type == .update ? updated : nil, tombstone: tombstone))
+                }
+            }
+            let result = transactions.map {
+                PersistentHistoryTransaction(timestamp: $0.timestamp, author: $0.author, contextName: $0.contextName, transactionNumber: $0.number,
+                                             storeID: identifier,
+                                             changes: request.resultType == .transactionsAndChanges ? changes[$0.number] ?? [] : nil)
+            }
+            let kept = request.resultType == .transactionsOnly || request.resultType == .transactionsAndChanges
+            return PersistentHistoryResult(resultType: request.resultType, transactions: kept ? result : [], count: result.count)
+        }
+    }
+
+    /// The SQL of a transaction filter over alias `t`.
+    private func condition(for filter: PersistentHistoryTransactionFilter, arguments: inout [StoreValue]) -> String {
+        switch filter {
+        case .author(let author):
+            arguments.append(.string(author))
+            return "t.\"ZAUTHOR\" = ?"
+        case .authorIsNot(let author):
+            arguments.append(.string(author))
+            return dialect.isNotSame("t.\"ZAUTHOR\"", "?")
+        case .contextName(let name):
+            arguments.append(.string(name))
+            return "t.\"ZCONTEXTNAME\" = ?"
+        case .contextNameIsNot(let name):
+            arguments.append(.string(name))
+            return dialect.isNotSame("t.\"ZCONTEXTNAME\"", "?")
+        case .all(let filters):
+            guard !filters.isEmpty else { return "1 = 1" }
+            return "(" + filters.map { condition(for: $0, arguments: &arguments) }.joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// Deletes old transactions and remembers where history now starts.
+    private func deleteHistory(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+        try write { db in
+            let condition: String
+            let argument: StoreValue
+            switch request.kind {
+            case .deleteBeforeDate(let date):
+                condition = "\"ZTIMESTAMP\" < ?"
+                argument = .double(date.timeIntervalSinceReferenceDate)
+            default:
+                guard let token = request.token else { return PersistentHistoryResult(resultType: .count, transactions: [], count: 0) }
+                condition = "\"Z_PK\" < ?"
+                argument = .integer(token.transactionNumber)
+            }
+            let last = try db.int64("SELECT MAX(\"Z_PK\") FROM \(SQLHistorySchema.transactionTable) WHERE \(condition)", [argument])
+            guard let last else { return PersistentHistoryResult(resultType: .count, transactions: [], count: 0) }
+            try db.execute("DELETE FROM \(SQLHistorySchema.changeTable) WHERE \"ZTRANSACTION\" <= ?", [.integer(last)])
+            let count = try db.execute("DELETE FROM \(SQLHistorySchema.transactionTable) WHERE \"Z_PK\" <= ?", [.integer(last)])
+            try db.execute("""
+                INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """, [.string(SQLHistorySchema.prunedKey), .string(String(last + 1))])
+            return PersistentHistoryResult(resultType: .count, transactions: [], count: count)
+        }
+    }
+
+    package func currentPersistentHistoryToken() throws -> PersistentHistoryToken {
+        guard tracksPersistentHistory else { throw PersistentHistoryError.trackingNotEnabled(storeIdentifier: identifier) }
+        let number = try read { db in
+            try db.int64("SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(SQLHistorySchema.transactionCounter)])
+        }
+        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number ?? 0)
+    }
+}
+
+/// Tombstones as JSON: each value with its kind, so that it reads back as
+/// the same ``StoreValue``.
+enum TombstoneCoding {
+    private struct Value: Codable {
+        let kind: String
+        let value: String?
+    }
+
+    static func encode(_ tombstone: [String: StoreValue]) throws -> String {
+        let values = tombstone.mapValues { value -> Value in
+            switch value {
+            case .bool(let bool): Value(kind: "bool", value: bool ? "1" : "0")
+            case .integer(let integer): Value(kind: "integer", value: String(integer))
+            case .double(let double): Value(kind: "double", value: "\(double)")
+            case .string(let string): Value(kind: "string", value: string)
+            case .date(let date): Value(kind: "date", value: "\(date.timeIntervalSinceReferenceDate)")
+            case .data(let data): Value(kind: "data", value: data.base64EncodedString())
+            case .uuid(let uuid): Value(kind: "uuid", value: uuid.uuidString)
+            case .url(let url): Value(kind: "url", value: url.absoluteString)
+            case .decimal(let decimal): Value(kind: "decimal", value: "\(decimal)")
+            case .null, .objectID, .objectIDs, .toManyFault: Value(kind: "null", value: nil)
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(values), as: UTF8.self)
+    }
+
+    static func decode(_ json: String) throws -> [String: StoreValue] {
+        let values = try JSONDecoder().decode([String: Value].self, from: Data(json.utf8))
+        return values.mapValues { value in
+            let text = value.value ?? ""
+            return switch value.kind {
+            case "bool": .bool(text == "1")
+            case "integer": Int64(text).map(StoreValue.integer) ?? .null
+            case "double": Double(text).map(StoreValue.double) ?? .null
+            case "string": .string(text)
+            case "date": Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+            case "data": Data(base64Encoded: text).map(StoreValue.data) ?? .null
+            case "uuid": UUID(uuidString: text).map(StoreValue.uuid) ?? .null
+            case "url": URL(string: text).map(StoreValue.url) ?? .null
+            case "decimal": Decimal(string: text).map(StoreValue.decimal) ?? .null
+            default: .null
+            }
+        }
+    }
+}
