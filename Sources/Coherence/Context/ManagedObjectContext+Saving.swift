@@ -61,6 +61,10 @@ extension ManagedObjectContext {
             deleted = tracker.deleted
             inserted = tracker.inserted.union(resolution.reinserted)
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
+            // Only a store keeping history reads which properties changed.
+            let recordsHistory = parent == nil && coordinator.persistentStores.contains {
+                ($0 as? any PersistentHistoryStore)?.tracksPersistentHistory == true
+            }
             do {
                 var request = StoreSaveRequest()
                 request.author = transactionAuthor
@@ -70,7 +74,8 @@ extension ManagedObjectContext {
                 }
                 for object in updated {
                     request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
-                                                 baseVersion: object._snapshot?.version ?? 0, updatedProperties: object._changedPropertyNames()))
+                                                 baseVersion: object._snapshot?.version ?? 0,
+                                                 updatedProperties: recordsHistory ? object._changedPropertyNames() : []))
                 }
                 for object in deleted {
                     request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,

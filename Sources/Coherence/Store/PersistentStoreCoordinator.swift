@@ -86,8 +86,15 @@ public final class PersistentStoreCoordinator: Sendable {
     public func addPersistentStore(type: PersistentStoreType, at storeURL: URL, options: [AnyHashable: Any]? = nil) throws -> any PersistentStore {
         let description = PersistentStoreDescription(url: storeURL)
         description.type = type.rawValue
-        for case let (key as String, value as NSObject) in options ?? [:] {
-            description.setOption(value, forKey: key)
+        for case let (key as String, value) in options ?? [:] {
+            // `[NSPersistentHistoryTrackingKey: true]`: Swift's numbers and
+            // Booleans as NSNumber, which Foundation on Linux does not bridge.
+            switch value {
+            case let flag as Bool: description.setOption(NSNumber(value: flag), forKey: key)
+            case let number as Int: description.setOption(NSNumber(value: number), forKey: key)
+            case let object as NSObject: description.setOption(object, forKey: key)
+            default: continue
+            }
         }
         return try addPersistentStore(description)
     }

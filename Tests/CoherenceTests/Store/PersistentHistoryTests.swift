@@ -62,6 +62,14 @@ struct PersistentHistoryTests {
         #expect(coordinator.currentPersistentHistoryToken(fromStores: nil)?.transactionNumber == 0)
     }
 
+    /// Core Data code writes the option as a plain Swift `true`.
+    @Test func aPlainTrueTurnsHistoryOn() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [HistoryBookmark.self]))
+        try coordinator.addPersistentStore(type: .sqlite, at: TestFiles.newURL("history.sqlite"),
+                                           options: [NSPersistentHistoryTrackingKey: true])
+        #expect(coordinator.currentPersistentHistoryToken(fromStores: nil)?.transactionNumber == 0)
+    }
+
     /// `transactionAuthor` and `name` are recorded with each transaction:
     /// https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/transactionauthor
     /// and a deletion keeps the attributes marked `preservesValueInHistoryOnDeletion` in its tombstone:

@@ -118,6 +118,11 @@ struct SQLMigration {
                     try db.execute("ALTER TABLE \(SQLSchema.table(named: previousName)) RENAME TO \(SQLSchema.table(entity))", [])
                     try db.execute("UPDATE \(SQLSchema.primaryKeyTable) SET entity = ? WHERE entity = ?",
                                    [.string(entity.name), .string(previousName)])
+                    // History names the entity too.
+                    if try db.tableExists(SQLHistorySchema.changeCounter) {
+                        try db.execute("UPDATE \(SQLHistorySchema.changeTable) SET \"ZENTITY\" = ? WHERE \"ZENTITY\" = ?",
+                                       [.string(entity.name), .string(previousName)])
+                    }
                 }
             }
             try migrateProperties(of: entity, from: previous)

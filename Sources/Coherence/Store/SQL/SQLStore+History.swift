@@ -57,7 +57,8 @@ extension SQLStore {
     /// Writes one history transaction with `changes`, inside the caller's
     /// write transaction (so it commits or rolls back with the data).
     func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?, in db: any SQLDatabase) throws {
-        guard tracksPersistentHistory else { return }
+        // A batch request that changed nothing records nothing.
+        guard tracksPersistentHistory, !changes.isEmpty else { return }
         guard let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db) else { return }
         try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
                        [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author.map { .string($0) } ?? .null,

@@ -38,15 +38,16 @@ package final class SQLStore: Sendable {
     ///   for a model that cannot be migrated (nothing is changed then), or
     ///   the database's error.
     /// With `persistentHistoryTracking`, the history tables are created if
-    /// missing (in the same transaction).
+    /// missing (in the same transaction). A store whose history tables exist
+    /// keeps history whatever the option says.
     package init(connections: any SQLConnections, dialect: SQLDialect, model: ManagedObjectModel, location: String,
                  persistentHistoryTracking: Bool = false) throws {
         self.connections = connections
-        tracksPersistentHistory = persistentHistoryTracking
         self.dialect = dialect
         self.model = model
         statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLStatements($0)) })
         var migrated = false
+        var tracks = persistentHistoryTracking
         identifier = try connections.write { db in
             if try db.tableExists(SQLSchema.metadataTableName) {
                 guard let identifier = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
@@ -60,7 +61,10 @@ package final class SQLStore: Sendable {
                 try migration.apply(in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
                 try Self.writeModel(model, in: db)
-                if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }
+                // A store that keeps history keeps it for every writer, so
+                // that no other process misses a change without knowing.
+                if try db.tableExists(SQLHistorySchema.transactionCounter) { tracks = true }
+                if tracks { try SQLHistorySchema.create(in: db) }
                 return identifier
             }
             guard try db.tableNames().isEmpty else { throw StoreError.notACoherenceStore(path: location) }
@@ -72,6 +76,7 @@ package final class SQLStore: Sendable {
             if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }
             return identifier
         }
+        tracksPersistentHistory = tracks
         storeNumber = StoreNumbers.number(for: identifier)
         // Derived columns added or changed by the migration start right.
         if migrated { try connections.write { db in try recomputeAllDerived(in: db) } }
