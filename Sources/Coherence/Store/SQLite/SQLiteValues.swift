@@ -79,18 +79,3 @@ extension Statement {
         return try body()
     }
 }
-
-extension StatementArguments {
-    /// Positional arguments. GRDB's initializer for a sequence of a concrete
-    /// type maps it with a key path, which unspecialized code instantiates on
-    /// every call and applies through the key-path runtime (about a thousand
-    /// instructions per value); a save binds every column of every row.
-    init(values: [DatabaseValue]) {
-        self.init(values.map { $0 as (any DatabaseValueConvertible)? })
-    }
-
-    /// Positional arguments of primary keys.
-    init(keys: some Sequence<Int64>) {
-        self.init(keys.map { $0 as (any DatabaseValueConvertible)? })
-    }
-}
