@@ -9,7 +9,7 @@ extension PersistentStoreType {
         let type = PersistentStoreType(rawValue: "Postgres")
         PersistentStoreCoordinator.registerStoreType(type) { description, model in
             try PostgresStore(configuration: PostgresConfiguration(description: description), model: model,
-                              persistentHistoryTracking: description.persistentHistoryTracking)
+                              persistentHistoryTracking: description.keepsPersistentHistory)
         }
         return type
     }()

@@ -146,6 +146,13 @@ public struct PostgresConfiguration: Sendable, Hashable {
         return url
     }
 
+    /// ``url`` without the password, for notifications and messages.
+    public var urlWithoutPassword: URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else { return url }
+        components.password = nil
+        return components.url ?? url
+    }
+
     /// `url` as text with its password replaced by `***`, for messages.
     static func withoutPassword(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }

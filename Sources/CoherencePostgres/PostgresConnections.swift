@@ -249,7 +249,8 @@ package final class PostgresConnections: SQLConnections {
         }
     }
 
-    private func open() throws -> PostgresConnection {
+    /// postgres-nio's configuration of a connection to the store's server.
+    var connectionConfiguration: PostgresConnection.Configuration {
         var nioConfiguration = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.user,
             password: configuration.password, database: configuration.database, tls: tls
@@ -258,10 +259,19 @@ package final class PostgresConnections: SQLConnections {
         nioConfiguration.options.connectTimeout = .nanoseconds(
             timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000
         )
+        return nioConfiguration
+    }
+
+    /// A number for a new connection, never given before.
+    func nextConnectionID() -> Int {
+        pool.nextConnectionID()
+    }
+
+    private func open() throws -> PostgresConnection {
         let connection: PostgresConnection
         do {
             connection = try PostgresConnection.connect(
-                on: eventLoopGroup.next(), configuration: nioConfiguration,
+                on: eventLoopGroup.next(), configuration: connectionConfiguration,
                 id: pool.nextConnectionID(), logger: logger
             ).wait()
         } catch {

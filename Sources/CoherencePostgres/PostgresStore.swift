@@ -149,6 +149,24 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
         try store.currentPersistentHistoryToken()
     }
 
+    /// The server, database and schema, without the password.
+    package var locationURL: URL { configuration.urlWithoutPassword }
+
+    /// The listener of the store's remote changes, once started (for tests).
+    package var changeSignal: PostgresChangeSignal? { signal.withLock { $0 } }
+    private let signal = PostgresLocked<PostgresChangeSignal?>(nil)
+
+    package func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
+                                            handler: @escaping @Sendable (RemoteChanges) -> Void) throws {
+        let listener = PostgresChangeSignal(connections: connections, channel: SQLHistorySchema.channel(storeIdentifier: identifier))
+        signal.withLock { $0 = listener }
+        try store.startWatchingRemoteChanges(signal: listener, wantsTransactions: wantsTransactions, handler: handler)
+    }
+
+    package func stopWatchingRemoteChanges() {
+        store.stopWatchingRemoteChanges()
+    }
+
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
                                variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]? {
         try store.aggregateRows(plan, predicate: predicate, variable: variable)

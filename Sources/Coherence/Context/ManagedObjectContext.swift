@@ -67,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         var parent: ManagedObjectContext?
         var children: [WeakContext] = []
         var automaticMerging: AutomaticMerging?
+        var remoteMerging: RemoteChangeMerging?
         var mergePolicy: MergePolicy = .error
         var automaticMergeBudget: Duration?
     }
@@ -139,7 +140,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     deinit {
-        configuration.withLock { $0.automaticMerging?.stop() }
+        configuration.withLock {
+            $0.automaticMerging?.stop()
+            $0.remoteMerging?.stop()
+        }
         let released = registered.count
         for object in registered.objects {
             object._contextRef = nil
@@ -250,6 +254,41 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 guard newValue != (configuration.automaticMerging != nil) else { return }
                 configuration.automaticMerging?.stop()
                 configuration.automaticMerging = newValue ? AutomaticMerging(for: self) : nil
+            }
+        }
+    }
+
+    /// Whether the context follows every other writer of its stores (other
+    /// coordinators, processes and machines) through persistent history, and
+    /// merges what they commit on its own queue, as
+    /// ``mergeChanges(fromContextDidSave:)-(ObjectIDChanges)`` would: it then
+    /// posts its ordinary didChangeObjects and didMergeChangesObjectIDs, so
+    /// fetched results controllers, observers and derived attributes follow.
+    /// Off by default; the one-line form of Core Data's history-processing
+    /// loop (Coherence's own, beyond Core Data):
+    ///
+    /// ```swift
+    /// container.viewContext.automaticallyMergesRemoteChanges = true
+    /// ```
+    ///
+    /// The context follows from the moment it is set; each transaction is
+    /// merged once, in commit order, in chunks under ``automaticMergeBudget``.
+    /// Saves of this context's own coordinator are left out: contexts of one
+    /// coordinator hear of each other through ``automaticallyMergesChangesFromParent``.
+    ///
+    /// Setting it traps when no store of the coordinator keeps persistent
+    /// history (``PersistentStoreDescription/persistentHistoryTracking``):
+    /// without history there is nothing to follow. Setting it on a context
+    /// without a coordinator, or one whose stores cannot be watched, traps
+    /// too, with the reason.
+    public var automaticallyMergesRemoteChanges: Bool {
+        get { configuration.withLock { $0.remoteMerging != nil } }
+        set {
+            let coordinator = persistentStoreCoordinator
+            configuration.withLock { configuration in
+                guard newValue != (configuration.remoteMerging != nil) else { return }
+                configuration.remoteMerging?.stop()
+                configuration.remoteMerging = newValue ? RemoteChangeMerging(for: self, coordinator: coordinator) : nil
             }
         }
     }

@@ -51,9 +51,13 @@ extension AnyFetchedResultsController {
             let oldKey = keys[ObjectIdentifier(object)]
             return Candidate(object: object, oldKey: oldKey, oldIndex: oldKey.flatMap { position(of: $0, object: object) })
         }
+        // Objects the notification reports deleted or invalidated leave, also
+        // those a merge deleted, which are still registered while it announces them.
+        var leaving = Set(change.deleted.map(ObjectIdentifier.init))
+        for object in change.invalidated { leaving.insert(ObjectIdentifier(object)) }
         for index in candidates.indices {
             let object = candidates[index].object
-            let matches = object._contextRef === context && !object.isDeleted
+            let matches = object._contextRef === context && !object.isDeleted && !leaving.contains(ObjectIdentifier(object))
                 && matchesPredicate(object)
             candidates[index].newKey = matches ? key(for: object) : nil
         }

@@ -13,6 +13,8 @@ public final class PersistentStoreCoordinator: Sendable {
     private let saveLock = NSLock()
     /// Committed snapshots shared by every context of this coordinator.
     let rowCache = RowCache()
+    /// Who hears of other writers' commits (see `PersistentStoreCoordinator+RemoteChanges.swift`).
+    let remoteChanges = RemoteChangeRouter()
 
     /// Creates a coordinator with no store loaded.
     public init(managedObjectModel: ManagedObjectModel) {
@@ -41,7 +43,7 @@ public final class PersistentStoreCoordinator: Sendable {
         case .sqlite:
             guard let url else { throw StoreError.missingStoreURL }
             store = url.path == "/dev/null" ? InMemoryStore()
-                : try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.persistentHistoryTracking)
+                : try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory)
         case let type:
             guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {
                 throw StoreError.unsupportedStoreType(type.rawValue)
@@ -49,6 +51,12 @@ public final class PersistentStoreCoordinator: Sendable {
             store = try factory(description, managedObjectModel)
         }
         try addPersistentStore(store)
+        do {
+            try startRemoteChangeNotifications(for: store, description: description)
+        } catch {
+            try? remove(store)
+            throw error
+        }
         return store
     }
 
@@ -126,6 +134,7 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             rowCache.forget(storeIdentifier: store.identifier)
         }
+        (store as? any PersistentHistoryStore)?.stopWatchingRemoteChanges()
     }
 
     /// Deletes the store of `type` at `url`, as Core Data's

@@ -42,6 +42,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case serverUnreachable(host: String, port: Int, reason: String)
     /// PostgreSQL refused an operation (`code` is its SQLSTATE); nothing was changed.
     case postgres(code: String, message: String, sql: String?)
+    /// Other writers' commits to the store (a file, a database) cannot be
+    /// watched, for remote-change notifications; the store was not loaded.
+    case cannotWatch(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -81,6 +84,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database server at \(host):\(port) is unreachable: \(reason)"
         case .postgres(let code, let message, let sql):
             "PostgreSQL error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
+        case .cannotWatch(let path, let reason):
+            "other writers' changes to \(path) cannot be watched: \(reason)"
         }
     }
 }

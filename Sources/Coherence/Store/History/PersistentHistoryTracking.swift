@@ -20,8 +20,8 @@ extension PersistentStoreDescription {
     /// SQLite and PostgreSQL stores keep history; the in-memory store does not
     /// (history requests on it throw ``PersistentHistoryError/notSupported(storeType:)``).
     ///
-    /// Every coordinator that writes to a store should turn it on: saves of a
-    /// coordinator that loaded the store without it write no history.
+    /// Once a store keeps history, it keeps it for every writer, whether or
+    /// not they ask for it, so that no other process misses a change.
     public var persistentHistoryTracking: Bool {
         get { (options[NSPersistentHistoryTrackingKey] as? NSNumber)?.boolValue ?? false }
         set { setOption(NSNumber(value: newValue), forKey: NSPersistentHistoryTrackingKey) }
@@ -39,4 +39,13 @@ package protocol PersistentHistoryStore: PersistentStore {
     func currentPersistentHistoryToken() throws -> PersistentHistoryToken
     /// A batch request, recorded in history under `author` and `contextName`.
     func execute(_ request: StoreBatchRequest, author: String?, contextName: String?) throws -> StoreBatchResult?
+    /// The store's location, for ``NSPersistentStoreURLKey``.
+    var locationURL: URL { get }
+    /// Starts reporting the transactions other writers commit from now on
+    /// (see `SQLStore.startWatchingRemoteChanges`); does nothing when the
+    /// store is watched already.
+    func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
+                                    handler: @escaping @Sendable (RemoteChanges) -> Void) throws
+    /// Stops reporting other writers' transactions.
+    func stopWatchingRemoteChanges()
 }

@@ -17,12 +17,18 @@ import Foundation
 /// The metadata key `historyPrunedBefore` holds the number of the oldest
 /// transaction that deletions kept; a fetch after an older token throws
 /// ``PersistentHistoryError/tokenExpired(_:)``.
-enum SQLHistorySchema {
+package enum SQLHistorySchema {
     static let transactionTable = "\"Z_HISTORY_TRANSACTION\""
     static let changeTable = "\"Z_HISTORY_CHANGE\""
     static let transactionCounter = "Z_HISTORY_TRANSACTION"
     static let changeCounter = "Z_HISTORY_CHANGE"
     static let prunedKey = "historyPrunedBefore"
+
+    /// The PostgreSQL notification channel of a store's saves: every write
+    /// that records history sends `NOTIFY` on it, inside its transaction.
+    package static func channel(storeIdentifier: String) -> String {
+        "coherence_" + storeIdentifier
+    }
 
     static func create(in db: any SQLDatabase) throws {
         let key = db.dialect.keyType
@@ -60,6 +66,11 @@ extension SQLStore {
         // A batch request that changed nothing records nothing.
         guard tracksPersistentHistory, !changes.isEmpty else { return }
         guard let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db) else { return }
+        remoteChangeWatcher.withLock { $0 }?.noteOwn(number)
+        if dialect == .postgres {
+            // Delivered to listeners only if this transaction commits.
+            try db.execute("SELECT pg_notify(?, ?)", [.string(SQLHistorySchema.channel(storeIdentifier: identifier)), .string(String(number))])
+        }
         try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
                        [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author.map { .string($0) } ?? .null,
                         contextName.map { .string($0) } ?? .null])

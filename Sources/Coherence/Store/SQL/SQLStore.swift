@@ -29,6 +29,12 @@ package final class SQLStore: Sendable {
     /// Whether saves and batch requests write persistent history (see
     /// `SQLStore+History.swift`).
     package let tracksPersistentHistory: Bool
+    /// Held by every write of this store, so that the remote-change watcher
+    /// learns which history transactions are the store's own before it can
+    /// classify them (see ``SQLRemoteChangeWatcher``).
+    let writeGate = NSLock()
+    /// The watcher of other writers' transactions, once started.
+    let remoteChangeWatcher = Locked<SQLRemoteChangeWatcher?>(nil)
 
     /// Opens the store in `connections` for `model`: creates the schema when
     /// there is none, opens an existing store, migrating it lightweight in
@@ -80,6 +86,10 @@ package final class SQLStore: Sendable {
         storeNumber = StoreNumbers.number(for: identifier)
         // Derived columns added or changed by the migration start right.
         if migrated { try connections.write { db in try recomputeAllDerived(in: db) } }
+    }
+
+    deinit {
+        remoteChangeWatcher.withLock { $0 }?.stop()
     }
 
     /// Throws, before a migration changes anything, when the dialect cannot
@@ -148,7 +158,17 @@ package final class SQLStore: Sendable {
     }
 
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
-        try connections.write(body)
+        writeGate.lock()
+        defer { writeGate.unlock() }
+        guard let watcher = remoteChangeWatcher.withLock({ $0 }) else { return try connections.write(body) }
+        do {
+            let result = try connections.write(body)
+            watcher.finishWrite(committed: true)
+            return result
+        } catch {
+            watcher.finishWrite(committed: false)
+            throw error
+        }
     }
 
     /// The entity of a class in the store's model.

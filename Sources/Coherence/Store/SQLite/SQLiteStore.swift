@@ -158,6 +158,17 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         try store.currentPersistentHistoryToken()
     }
 
+    package var locationURL: URL { url }
+
+    package func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
+                                            handler: @escaping @Sendable (RemoteChanges) -> Void) throws {
+        try store.startWatchingRemoteChanges(signal: SQLiteChangeSignal(url: url), wantsTransactions: wantsTransactions, handler: handler)
+    }
+
+    package func stopWatchingRemoteChanges() {
+        store.stopWatchingRemoteChanges()
+    }
+
     package func aggregateRows(_ plan: AggregatePlan, predicate: (any StandardPredicateExpression<Bool>)?,
                                variable: PredicateExpressions.VariableID?) throws -> [[StoreValue]]? {
         try store.aggregateRows(plan, predicate: predicate, variable: variable)
