@@ -120,6 +120,7 @@ extension ManagedObjectContext {
         var gone: [ManagedObject] = []
         var latest: [ManagedObjectID: Snapshot?] = [:]
         var asked: Set<ManagedObjectID> = []
+        var inserted: [ManagedObjectID] = []
         while let work = mergeBacklog.popFirst() {
             let id = work.id
             switch work.kind {
@@ -155,7 +156,7 @@ extension ManagedObjectContext {
             case .inserted:
                 merged.inserted.insert(id)
                 guard registered[id] == nil, coordinator.managedObjectModel.entity(for: id.objectClass) != nil else { break }
-                tracker.pendingInserted.insert(object(with: id))
+                inserted.append(id)
             }
             count += 1
             if let budget {
@@ -166,6 +167,7 @@ extension ManagedObjectContext {
                 if clock.now - start + perObject * count >= budget { break }
             }
         }
+        registerMergedInsertions(inserted)
         let announcing = clock.now
         processPendingChanges()
         for object in gone {
@@ -181,6 +183,27 @@ extension ManagedObjectContext {
 }
 
 extension ManagedObjectContext {
+    /// Registers the objects a merge inserts, with their committed values
+    /// (from the row cache when the save was this coordinator's, else one
+    /// query per store), so that observers reading them read nothing more.
+    /// An object already gone from the store (a later save deleted it; a
+    /// merge of history runs after the fact) is left out, rather than
+    /// registered as a fault that could never fire. If the read fails, the
+    /// objects are registered as faults, as before.
+    private func registerMergedInsertions(_ ids: [ManagedObjectID]) {
+        guard !ids.isEmpty else { return }
+        let found = try? Dictionary(source.snapshots(for: ids).map { ($0.objectID, $0) }) { first, _ in first }
+        for id in ids where registered[id] == nil {
+            guard let found else {
+                tracker.pendingInserted.insert(object(with: id))
+                continue
+            }
+            // Still reported as merged (didMergeChangesObjectIDs lists what the save did).
+            guard let snapshot = found[id] else { continue }
+            tracker.pendingInserted.insert(registerFault(id, snapshot: snapshot))
+        }
+    }
+
     /// How many loaded objects of a merge read their latest values in one
     /// store query.
     static var mergeReadAhead: Int { 500 }

@@ -36,10 +36,21 @@ extension ManagedObjectContext {
     /// Merges other writers' transactions, each on its own (an object
     /// inserted by one and deleted by the next must end deleted), under the
     /// automatic merge budget.
+    ///
+    /// An object a later transaction of `transactions` deletes is left out
+    /// of the earlier ones' insertions and updates: its row is gone, and
+    /// announcing it as inserted or updated would have observers read it.
     func mergeRemoteTransactions(_ transactions: [PersistentHistoryTransaction]) {
-        for transaction in transactions {
-            let changes = transaction.objectIDChanges
-            guard !changes.isEmpty else { continue }
+        var deletedLater = Set<ManagedObjectID>()
+        var batches: [ObjectIDChanges] = []
+        for transaction in transactions.reversed() {
+            var changes = transaction.objectIDChanges
+            changes.inserted.subtract(deletedLater)
+            changes.updated.subtract(deletedLater)
+            deletedLater.formUnion(changes.deleted)
+            batches.append(changes)
+        }
+        for changes in batches.reversed() where !changes.isEmpty {
             mergeRemoteChanges(changes, budget: automaticMergeBudget)
         }
     }
