@@ -59,6 +59,19 @@ let package = Package(
             swiftSettings: strict,
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The delay from a save in one process to the didChangeObjects of a
+        // context following remote changes in another (`Benchmarks/report`
+        // runs it for SQLite and PostgreSQL).
+        .executableTarget(
+            name: "remote-change-delay",
+            dependencies: [
+                "Workloads",
+                .product(name: "Coherence", package: coherencePackage),
+                .product(name: "CoherencePostgres", package: coherencePackage),
+            ],
+            path: "Sources/RemoteChangeDelay",
+            swiftSettings: strict
+        ),
         // One workload, once, between callgrind's start and stop of
         // instrumentation: `Benchmarks/instructions` runs it under valgrind.
         // Not linked with the benchmark tool (nor its malloc interposer).

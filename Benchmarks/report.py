@@ -168,6 +168,34 @@ def postgres_section(results):
     return lines + [""]
 
 
+def remote_changes_section(results, folder):
+    """The delay of a save in one process reaching another's context, and the cost of history on a save."""
+    lines = ["## Changes from other processes", "",
+             "Delay from `save()` returning in a writer process to the didChangeObjects of a context with",
+             "`automaticallyMergesRemoteChanges` in another process, one save at a time, 1,000 saves after 20 of",
+             "warm-up (`Benchmarks/.build/release/remote-change-delay sqlite|postgres`). Goal: p99 under 50 ms.", "",
+             "| Store | p50 | p99 | Slowest | Goal |", "|---|---|---|---|---|"]
+    for store, label in [("sqlite", "SQLite (inotify, `data_version`)"), ("postgres", "PostgreSQL (`LISTEN`/`NOTIFY`)")]:
+        path = os.path.join(folder, f"delay-{store}.json")
+        if not os.path.exists(path):
+            lines.append(f"| {label} | not measured | | | |")
+            continue
+        d = json.load(open(path))
+        lines.append(f"| {label} | {fmt_time(d['p50'])} | {fmt_time(d['p99'])} | {fmt_time(d['max'])} | "
+                     f"{'met' if d['p99'] < 50_000 else '**missed**'} |")
+    lines += ["", "Cost of persistent history on a save (insert 50,000 objects, save once, history on vs off, same run;",
+              "goal: at most 20 % more):", ""]
+    for label, on, off in [("SQLite", "insert/Coherence history", "insert/Coherence"),
+                           ("PostgreSQL", "insert/Postgres Coherence history", "insert/Postgres Coherence")]:
+        a, b = time(results, on), time(results, off)
+        if a is None or b is None:
+            lines.append(f"- {label}: not measured.")
+        else:
+            lines.append(f"- {label}: {fmt_time(a)} with history, {fmt_time(b)} without: {a / b:.2f}× "
+                         f"({'met' if a / b <= 1.2 else '**missed**'}).")
+    return lines + [""]
+
+
 def machine():
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     memory = ""
@@ -303,6 +331,7 @@ def main():
                   ("fetch", 200_000, "Fetch {rows} items, read every column"),
               ]),
               ""]
+    lines += remote_changes_section(r, os.path.dirname(results_path))
     lines += postgres_section(r)
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]

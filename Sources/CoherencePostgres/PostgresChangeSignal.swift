@@ -41,8 +41,8 @@ package final class PostgresChangeSignal: SQLChangeSignal, @unchecked Sendable {
         stop()
     }
 
-    /// The server process of the listening connection, while it listens
-    /// (for tests that cut it with `pg_terminate_backend`).
+    /// The server process of the listening connection, once it listens and
+    /// until it fails (for tests that cut it with `pg_terminate_backend`).
     package var backendPID: Int32? { lock.withLock { pid } }
 
     /// How many times the signal connected and started listening.
@@ -107,12 +107,14 @@ package final class PostgresChangeSignal: SQLChangeSignal, @unchecked Sendable {
             let admitted = lock.withLock {
                 guard !stopped else { return false }
                 listener = connection
-                pid = backend
                 return true
             }
             guard admitted else { return false }
             try await connection.listen(on: channel) { notifications in
-                lock.withLock { connected += 1 }
+                lock.withLock {
+                    connected += 1
+                    pid = backend
+                }
                 listened = true
                 // Whatever committed while nobody listened.
                 changed()

@@ -159,8 +159,9 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
     package func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
                                             handler: @escaping @Sendable (RemoteChanges) -> Void) throws {
         let listener = PostgresChangeSignal(connections: connections, channel: SQLHistorySchema.channel(storeIdentifier: identifier))
-        signal.withLock { $0 = listener }
-        try store.startWatchingRemoteChanges(signal: listener, wantsTransactions: wantsTransactions, handler: handler)
+        if try store.startWatchingRemoteChanges(signal: listener, wantsTransactions: wantsTransactions, handler: handler) {
+            signal.withLock { $0 = listener }
+        }
     }
 
     package func stopWatchingRemoteChanges() {

@@ -22,6 +22,11 @@ func insertAndFetchBenchmarks() {
         }
     }
 
+    // The cost of persistent history on the same save, beside `insert/Coherence`.
+    Benchmark("insert/Coherence history") { benchmark in
+        blackHole(try insertCoherenceWithHistory(rows: inserted, meter: BenchmarkMeter(benchmark: benchmark)))
+    }
+
     for (side, fetch) in fetchWorkloads {
         Benchmark("fetch/\(side)") { benchmark, url in
             blackHole(try await fetch(url, BenchmarkMeter(benchmark: benchmark)))

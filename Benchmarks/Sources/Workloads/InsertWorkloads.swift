@@ -72,9 +72,21 @@ func insertFluent(rows: Int, meter: any Meter) async throws -> URL {
 
 /// Coherence: managed objects inserted in a context, one `save()`.
 func insertCoherence(rows: Int, meter: any Meter) throws -> URL {
+    try insertCoherence(rows: rows, meter: meter, history: false)
+}
+
+/// ``insertCoherence(rows:meter:)`` with persistent history on: the save
+/// also writes its history transaction, one change row per object.
+package func insertCoherenceWithHistory(rows: Int, meter: any Meter) throws -> URL {
+    try insertCoherence(rows: rows, meter: meter, history: true)
+}
+
+private func insertCoherence(rows: Int, meter: any Meter, history: Bool) throws -> URL {
     let url = Stack.newFile("Items.sqlite")
     meter.start()
-    let context = try Stack.context(Stack.itemModel, .sqlite(url))
+    let description = PersistentStoreDescription.sqlite(url)
+    description.persistentHistoryTracking = history
+    let context = try Stack.context(Stack.itemModel, description)
     try context.performAndWait {
         Stack.insertItems(rows, in: context)
         try context.save()

@@ -39,7 +39,8 @@ package enum PostgresWorkloads {
     /// The sides of the insert workload, baseline first.
     package static let insertWorkloads: KeyValuePairs<String, InsertWorkload> = [
         "Postgres raw": insertRaw,
-        "Postgres Coherence": insertCoherence,
+        "Postgres Coherence": { try await insertCoherence(url: $0, rows: $1, meter: $2) },
+        "Postgres Coherence history": { try await insertCoherence(url: $0, rows: $1, meter: $2, history: true) },
     ]
 
     /// Baseline: one connection, one transaction, multi-row `INSERT`s of up to
@@ -91,19 +92,23 @@ package enum PostgresWorkloads {
 
     /// Coherence: a `PostgresStore` opened in the new schema, managed objects
     /// inserted in a context, one `save()`. Also counts the save's round trips.
-    static func insertCoherence(url: String, rows: Int, meter: any Meter) async throws -> Inserted {
+    /// With `history`, persistent history is on (the save also writes its
+    /// history transaction and sends its `NOTIFY`).
+    static func insertCoherence(url: String, rows: Int, meter: any Meter, history: Bool = false) async throws -> Inserted {
         var configuration = try PostgresConfiguration(url: url)
         configuration.schema = try await createSchema(configuration)
-        let roundTrips = try insertAndSave(configuration, rows: rows, meter: meter)
+        let roundTrips = try insertAndSave(configuration, rows: rows, meter: meter, history: history)
         try await dropSchema(configuration, configuration.schema)
         return Inserted(rows: rows, saveRoundTrips: roundTrips)
     }
 
     /// The measured part of ``insertCoherence(url:rows:meter:)``; returns the
     /// round trips of the save.
-    private static func insertAndSave(_ configuration: PostgresConfiguration, rows: Int, meter: any Meter) throws -> Int {
+    private static func insertAndSave(_ configuration: PostgresConfiguration, rows: Int, meter: any Meter, history: Bool) throws -> Int {
         meter.start()
-        let context = try Stack.context(Stack.itemModel, .postgres(configuration))
+        let description = PersistentStoreDescription.postgres(configuration)
+        description.persistentHistoryTracking = history
+        let context = try Stack.context(Stack.itemModel, description)
         let roundTrips = try context.performAndWait {
             Stack.insertItems(rows, in: context)
             let store = context.persistentStoreCoordinator!.persistentStores[0] as! PostgresStore

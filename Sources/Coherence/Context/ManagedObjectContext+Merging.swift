@@ -185,14 +185,18 @@ extension ManagedObjectContext {
 extension ManagedObjectContext {
     /// Registers the objects a merge inserts, with their committed values
     /// (from the row cache when the save was this coordinator's, else one
-    /// query per store), so that observers reading them read nothing more.
+    /// query per store), so that observers reading them read nothing more;
+    /// a nested context registers faults.
     /// An object already gone from the store (a later save deleted it; a
     /// merge of history runs after the fact) is left out, rather than
     /// registered as a fault that could never fire. If the read fails, the
     /// objects are registered as faults, as before.
     private func registerMergedInsertions(_ ids: [ManagedObjectID]) {
         guard !ids.isEmpty else { return }
-        let found = try? Dictionary(source.snapshots(for: ids).map { ($0.objectID, $0) }) { first, _ in first }
+        // Only from the coordinator: a nested context would wait for its
+        // parent's queue, which may be waiting for this one.
+        let found = source is PersistentStoreCoordinator
+            ? try? Dictionary(source.snapshots(for: ids).map { ($0.objectID, $0) }) { first, _ in first } : nil
         for id in ids where registered[id] == nil {
             guard let found else {
                 tracker.pendingInserted.insert(object(with: id))

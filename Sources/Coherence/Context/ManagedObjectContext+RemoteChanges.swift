@@ -11,7 +11,7 @@ final class RemoteChangeMerging: Sendable {
     /// `nil` or has no store that keeps history.
     init(for context: ManagedObjectContext, coordinator: PersistentStoreCoordinator?) {
         guard let coordinator else {
-            preconditionFailure("automaticallyMergesRemoteChanges was set on \(context), which has no persistent store coordinator")
+            fatalError("automaticallyMergesRemoteChanges was set on \(context), which has no persistent store coordinator")
         }
         self.coordinator = coordinator
         let following: Bool
@@ -21,10 +21,13 @@ final class RemoteChangeMerging: Sendable {
                 context.perform { context.mergeRemoteTransactions(changes.transactions) }
             }
         } catch {
-            preconditionFailure("automaticallyMergesRemoteChanges was set on \(context), but its stores cannot be watched: \(error)")
+            fatalError("automaticallyMergesRemoteChanges was set on \(context), but its stores cannot be watched: \(error)")
         }
-        precondition(following, "automaticallyMergesRemoteChanges was set on \(context), but no store of its coordinator keeps "
-            + "persistent history: load the store with persistentHistoryTracking = true (NSPersistentHistoryTrackingKey)")
+        // fatalError keeps its message in release builds too.
+        guard following else {
+            fatalError("automaticallyMergesRemoteChanges was set on \(context), but no store of its coordinator keeps "
+                + "persistent history: load the store with persistentHistoryTracking = true (NSPersistentHistoryTrackingKey)")
+        }
     }
 
     func stop() {

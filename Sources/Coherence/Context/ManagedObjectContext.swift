@@ -272,24 +272,31 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// ```
     ///
     /// The context follows from the moment it is set; each transaction is
-    /// merged once, in commit order, in chunks under ``automaticMergeBudget``.
+    /// merged once, in commit order, in chunks under ``automaticMergeBudget``
+    /// (a transaction committed while the first context of a coordinator
+    /// starts following may be missed). Stores added to the coordinator
+    /// later are followed too.
     /// Saves of this context's own coordinator are left out: contexts of one
     /// coordinator hear of each other through ``automaticallyMergesChangesFromParent``.
     ///
     /// Setting it traps when no store of the coordinator keeps persistent
     /// history (``PersistentStoreDescription/persistentHistoryTracking``):
     /// without history there is nothing to follow. Setting it on a context
-    /// without a coordinator, or one whose stores cannot be watched, traps
-    /// too, with the reason.
+    /// without a coordinator traps too, and so does a store that cannot be
+    /// watched (the database cannot be read when it starts, the system's
+    /// inotify limit is reached), with the reason.
     public var automaticallyMergesRemoteChanges: Bool {
         get { configuration.withLock { $0.remoteMerging != nil } }
         set {
-            let coordinator = persistentStoreCoordinator
-            configuration.withLock { configuration in
-                guard newValue != (configuration.remoteMerging != nil) else { return }
-                configuration.remoteMerging?.stop()
-                configuration.remoteMerging = newValue ? RemoteChangeMerging(for: self, coordinator: coordinator) : nil
+            guard newValue != configuration.withLock({ $0.remoteMerging != nil }) else { return }
+            // Started outside the lock: it reads the store, and its messages
+            // name the context (whose description takes the lock).
+            let merging = newValue ? RemoteChangeMerging(for: self, coordinator: persistentStoreCoordinator) : nil
+            let old = configuration.withLock { configuration in
+                defer { configuration.remoteMerging = merging }
+                return configuration.remoteMerging
             }
+            old?.stop()
         }
     }
 

@@ -116,6 +116,17 @@ public final class PersistentStoreCoordinator: Sendable {
             }
             stores.append(store)
         }
+        // A store added again, or after a context started following remote
+        // changes, is followed too.
+        if let history = store as? any PersistentHistoryStore, history.tracksPersistentHistory,
+           remoteChanges.hasObservers || remoteChanges.posts(for: store.identifier) {
+            do {
+                try watchRemoteChanges(of: history)
+            } catch {
+                _ = try? remove(store)
+                throw error
+            }
+        }
     }
 
     /// Takes `store` out of the coordinator, as Core Data's `remove(_:)`:

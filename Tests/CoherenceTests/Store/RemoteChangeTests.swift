@@ -150,6 +150,16 @@ struct RemoteChangeTests {
         #expect(!viewContext.automaticallyMergesRemoteChanges)
     }
 
+    /// A programmer error: there is no history to follow. It traps with a
+    /// message saying what to turn on (found in review: it deadlocked).
+    @Test func followingAStoreWithoutHistoryTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let context = try TestStack.context(.sqlite, name: "no history")
+            context.automaticallyMergesRemoteChanges = true
+        }
+        #expect(result.standardError.contains("persistentHistoryTracking"), "\(result.standardError)")
+    }
+
     /// The PostgreSQL listener's connection is cut while another coordinator
     /// saves: once it reconnects, it catches up from the last transaction it
     /// saw, so the save is still announced.

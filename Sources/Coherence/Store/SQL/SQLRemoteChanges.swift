@@ -15,7 +15,8 @@ package protocol SQLChangeSignal: Sendable {
     /// time the database may have changed, and once after every
     /// reconnection (a signal that could have missed a change says so).
     func start(_ changed: @escaping @Sendable () -> Void) throws
-    /// Stops the signal; it calls `changed` no more once this returns.
+    /// Stops the signal soon: a call of `changed` in progress may finish,
+    /// and one more may start (the watcher ignores calls once stopped).
     func stop()
 }
 
@@ -52,6 +53,7 @@ final class SQLRemoteChangeWatcher: Sendable {
         var pending: [Int64] = []
         var checkQueued = false
         var stopped = false
+        var retryDelay = Duration.milliseconds(50)
     }
 
     private weak let store: SQLStore?
@@ -113,9 +115,24 @@ final class SQLRemoteChangeWatcher: Sendable {
         if queued { queue.async { self.check() } }
     }
 
+    /// A check failed: tries again after 50 ms, then twice as long after
+    /// each failure, up to 2 s (a signal may come first).
+    private func retryLater() {
+        let delay = state.withLock { state in
+            defer { state.retryDelay = min(state.retryDelay * 2, .seconds(2)) }
+            return state.retryDelay
+        }
+        let (seconds, attoseconds) = delay.components
+        queue.asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) { [weak self] in self?.changed() }
+    }
+
+    private func succeeded() {
+        state.withLock { $0.retryDelay = .milliseconds(50) }
+    }
+
     /// Reads the history numbers after the last one seen and reports the
-    /// other writers'. A read that fails leaves everything as it was: the
-    /// next signal (a reconnection sends one) tries again.
+    /// other writers'. A read that fails leaves everything as it was, and
+    /// is tried again (``retryLater()``).
     private func check() {
         let after = state.withLock { state in
             state.checkQueued = false
@@ -128,26 +145,25 @@ final class SQLRemoteChangeWatcher: Sendable {
                 try db.int64s("SELECT \"Z_PK\" FROM \(SQLHistorySchema.transactionTable) WHERE \"Z_PK\" > ? ORDER BY \"Z_PK\"", [.integer(after)])
             }
         } catch {
-            return
+            return retryLater()
         }
-        guard let last = numbers.last else { return }
+        guard let last = numbers.last else { return succeeded() }
         let foreign = gate.withLock { state.withLock { state in numbers.filter { !state.own.contains($0) } } }
         var transactions: [PersistentHistoryTransaction] = []
         if !foreign.isEmpty, transactionsWanted() {
             do {
-                let wanted = Set(foreign)
-                let request = PersistentHistoryChangeRequest.fetchHistory(after: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: after))
-                transactions = try store.executeHistory(request).transactions.filter { wanted.contains($0.transactionNumber) }
-            } catch PersistentHistoryError.tokenExpired {
-                transactions = [] // pruned meanwhile: nothing left to report but the token
+                // By number, so that pruning older transactions loses nothing
+                // of these (one pruned meanwhile is simply not there).
+                transactions = try store.transactions(numbered: foreign)
             } catch {
-                return
+                return retryLater()
             }
         }
         state.withLock { state in
             state.lastSeen = last
             state.own = state.own.filter { $0 > last }
         }
+        succeeded()
         guard let newest = foreign.last else { return }
         handler(RemoteChanges(storeIdentifier: store.identifier,
                               token: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: newest),
@@ -159,11 +175,12 @@ extension SQLStore {
     /// Starts reporting the transactions other writers commit from now on
     /// to `handler`, woken by `signal`; with `wantsTransactions` returning
     /// true, with their changes. Does nothing when the store is watched
-    /// already (the first handler stays).
+    /// already (the first handler stays); returns whether it started.
     /// - Throws: ``PersistentHistoryError/trackingNotEnabled(storeIdentifier:)``
     ///   when the store keeps no history; the signal's or the database's error.
+    @discardableResult
     package func startWatchingRemoteChanges(signal: any SQLChangeSignal, wantsTransactions: @escaping @Sendable () -> Bool,
-                                            handler: @escaping @Sendable (RemoteChanges) -> Void) throws {
+                                            handler: @escaping @Sendable (RemoteChanges) -> Void) throws -> Bool {
         guard tracksPersistentHistory else { throw PersistentHistoryError.trackingNotEnabled(storeIdentifier: identifier) }
         let watcher: SQLRemoteChangeWatcher? = try writeGate.withLock {
             guard remoteChangeWatcher.withLock({ $0 }) == nil else { return nil }
@@ -175,12 +192,14 @@ extension SQLStore {
             remoteChangeWatcher.withLock { $0 = watcher }
             return watcher
         }
+        guard let watcher else { return false }
         do {
-            try watcher?.start()
+            try watcher.start()
         } catch {
             remoteChangeWatcher.withLock { $0 = nil }
             throw error
         }
+        return true
     }
 
     /// Stops reporting other writers' transactions.

@@ -138,37 +138,55 @@ extension SQLStore {
                 conditions.append(condition(for: filter, arguments: &arguments))
             }
             let whereClause = " WHERE " + conditions.joined(separator: " AND ")
-            var transactions: [(number: Int64, timestamp: Date, author: String?, contextName: String?)] = []
-            try db.forEachRow("SELECT t.\"Z_PK\", t.\"ZTIMESTAMP\", t.\"ZAUTHOR\", t.\"ZCONTEXTNAME\" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause) ORDER BY t.\"Z_PK\"",
-                              arguments) { row in
-                transactions.append((row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)),
-                                     row.columnType(2) == .null ? nil : row.string(2), row.columnType(3) == .null ? nil : row.string(3)))
-            }
-            var changes: [Int64: [PersistentHistoryChange]] = [:]
-            if request.resultType == .transactionsAndChanges, !transactions.isEmpty {
-                let sql = """
-                    SELECT c."ZTRANSACTION", c."Z_PK", c."ZENTITY", c."ZKEY", c."ZCHANGETYPE", c."ZUPDATED", c."ZTOMBSTONE" \
-                    FROM \(SQLHistorySchema.changeTable) AS c WHERE c."ZTRANSACTION" IN (SELECT t."Z_PK" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause)) \
-                    ORDER BY c."Z_PK"
-                    """
-                try db.forEachRow(sql, arguments) { row in
-                    // Rows of entities the model no longer has are left out.
-                    guard let entity = model.entitiesByName[row.string(2)],
-                          let type = PersistentHistoryChangeType(rawValue: Int(row.int64(4))) else { return }
-                    let updated = row.columnType(5) == .null ? nil : Set(row.string(5).split(separator: ",").map(String.init))
-                    let tombstone = row.columnType(6) == .null ? nil : try TombstoneCoding.decode(row.string(6))
-                    changes[row.int64(0), default: []].append(PersistentHistoryChange(
-                        changeID: row.int64(1), changedObjectID: makeObjectID(entity.managedObjectClass, key: row.int64(3)),
-                        changeType: type, updatedProperties: type == .update ? updated : nil, tombstone: tombstone))
-                }
-            }
-            let result = transactions.map {
-                PersistentHistoryTransaction(timestamp: $0.timestamp, author: $0.author, contextName: $0.contextName, transactionNumber: $0.number,
-                                             storeID: identifier,
-                                             changes: request.resultType == .transactionsAndChanges ? changes[$0.number] ?? [] : nil)
-            }
+            let result = try transactions(in: db, whereClause: whereClause, arguments, withChanges: request.resultType == .transactionsAndChanges)
             let kept = request.resultType == .transactionsOnly || request.resultType == .transactionsAndChanges
             return PersistentHistoryResult(resultType: request.resultType, transactions: kept ? result : [], count: result.count)
+        }
+    }
+
+    /// The transactions `whereClause` (over alias `t`) selects, in commit
+    /// order, with their changes when `withChanges`.
+    private func transactions(in db: any SQLDatabase, whereClause: String, _ arguments: [StoreValue],
+                              withChanges: Bool) throws -> [PersistentHistoryTransaction] {
+        var transactions: [(number: Int64, timestamp: Date, author: String?, contextName: String?)] = []
+        try db.forEachRow("SELECT t.\"Z_PK\", t.\"ZTIMESTAMP\", t.\"ZAUTHOR\", t.\"ZCONTEXTNAME\" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause) ORDER BY t.\"Z_PK\"",
+                          arguments) { row in
+            transactions.append((row.int64(0), Date(timeIntervalSinceReferenceDate: row.double(1)),
+                                 row.columnType(2) == .null ? nil : row.string(2), row.columnType(3) == .null ? nil : row.string(3)))
+        }
+        var changes: [Int64: [PersistentHistoryChange]] = [:]
+        if withChanges, !transactions.isEmpty {
+            let sql = """
+                SELECT c."ZTRANSACTION", c."Z_PK", c."ZENTITY", c."ZKEY", c."ZCHANGETYPE", c."ZUPDATED", c."ZTOMBSTONE" \
+                FROM \(SQLHistorySchema.changeTable) AS c WHERE c."ZTRANSACTION" IN (SELECT t."Z_PK" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause)) \
+                ORDER BY c."Z_PK"
+                """
+            try db.forEachRow(sql, arguments) { row in
+                // Rows of entities the model no longer has are left out.
+                guard let entity = model.entitiesByName[row.string(2)],
+                      let type = PersistentHistoryChangeType(rawValue: Int(row.int64(4))) else { return }
+                let updated = row.columnType(5) == .null ? nil : Set(row.string(5).split(separator: ",").map(String.init))
+                let tombstone = row.columnType(6) == .null ? nil : try TombstoneCoding.decode(row.string(6))
+                changes[row.int64(0), default: []].append(PersistentHistoryChange(
+                    changeID: row.int64(1), changedObjectID: makeObjectID(entity.managedObjectClass, key: row.int64(3)),
+                    changeType: type, updatedProperties: type == .update ? updated : nil, tombstone: tombstone))
+            }
+        }
+        return transactions.map {
+            PersistentHistoryTransaction(timestamp: $0.timestamp, author: $0.author, contextName: $0.contextName, transactionNumber: $0.number,
+                                         storeID: identifier,
+                                         changes: withChanges ? changes[$0.number] ?? [] : nil)
+        }
+    }
+
+    /// The transactions numbered `numbers` that still exist, with their
+    /// changes, in commit order (for the remote-change watcher).
+    func transactions(numbered numbers: [Int64]) throws -> [PersistentHistoryTransaction] {
+        try read { db in
+            try chunked(numbers).flatMap { chunk in
+                try transactions(in: db, whereClause: " WHERE t.\"Z_PK\" IN (\(placeholders(chunk.count)))",
+                                 chunk.map { .integer($0) }, withChanges: true)
+            }
         }
     }
 

@@ -20,12 +20,13 @@ import Darwin
 /// connection closes and a new one opens. Each wake-up is confirmed with
 /// `PRAGMA data_version` on a connection of its own, which changes only
 /// when another connection committed: a checkpoint, or a read, does not
-/// reach the watcher. On systems without inotify (macOS), the thread checks
-/// `data_version` every 100 ms instead.
+/// reach the watcher. A commit whose event came long before it was
+/// published is caught by a check every second. On systems without inotify
+/// (macOS), the thread checks `data_version` every 100 ms instead.
 ///
-/// **Cost:** one blocked thread and one SQLite connection per watched store;
-/// per commit, one `data_version` query (the watcher then reads the history
-/// numbers).
+/// **Cost:** one thread (asleep but once a second) and one SQLite connection
+/// per watched store; per commit, a `data_version` query every 5 ms for
+/// 250 ms (the watcher then reads the history numbers once).
 final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
     private let url: URL
     private let lock = NSLock()
@@ -54,6 +55,9 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
         let version: @Sendable () -> Int? = { try? connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") } }
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw StoreError.cannotWatch(path: url.path, reason: "pipe: \(String(cString: strerror(errno)))") }
+        // Not inherited by child processes, which would keep the pipe open
+        // after `stop()` closes it.
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let events = try Self.watchDirectory(of: url, closing: fds)
         let names: Set<String> = [url.lastPathComponent, url.lastPathComponent + "-wal"]
         let stopRead = fds[0]
@@ -71,10 +75,12 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
             }
             // A commit writes its frames to the -wal file before it publishes
             // them, so the event may come before data_version changes: after
-            // any event, data_version is checked every 5 ms for 250 ms.
+            // any event, data_version is checked every 5 ms for 250 ms. A
+            // commit published later still (a writer preempted, or syncing
+            // before it publishes) is caught by the check made every second.
             var settling: ContinuousClock.Instant?
             while true {
-                let timeout: Int32 = settling.map { ContinuousClock.now < $0 ? 5 : -1 } ?? -1
+                let timeout: Int32 = settling.map { ContinuousClock.now < $0 ? 5 : 1_000 } ?? 1_000
                 guard let woken = Self.waitForChange(events: events, stop: stopRead, names: names, timeout: timeout) else { return }
                 if woken { settling = .now + .milliseconds(250) } else if let until = settling, ContinuousClock.now >= until { settling = nil }
                 let now = version()
