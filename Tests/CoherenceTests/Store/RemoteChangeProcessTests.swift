@@ -52,6 +52,7 @@ struct RemoteChangeProcessTests {
         viewContext.automaticallyMergesRemoteChanges = true
         let merges = NotificationWaiter(ManagedObjectContext.didMergeChangesObjectIDsNotification, object: viewContext)
         let remote = NotificationWaiter(.NSPersistentStoreRemoteChange, object: reader)
+        let changes = NotificationWaiter(ManagedObjectContext.didChangeObjectsNotification, object: viewContext)
         let feed = try #require(try viewContext.existingObject(with: feedID) as? Feed)
         let controller = FetchedResultsController(fetchRequest: FetchRequest<Entry>(sortBy: [SortDescriptor(\.title)]),
                                                   managedObjectContext: viewContext)
@@ -71,6 +72,16 @@ struct RemoteChangeProcessTests {
         #expect(controller.fetchedObjects?.map(\.title) == ["news 0", "news 2"])
         #expect(controller.fetchedObjects?.allSatisfy(\.read) == true, "the batch update was merged")
         #expect(feed.unreadCount == 0)
+        // What the view context announced: the surviving insertion, and the
+        // updates (the read entry, the batch update, the feed's count) as
+        // refreshed objects, as merges report them.
+        func objects(_ key: ManagedObjectContext.NotificationKey) -> Set<ManagedObject> {
+            changes.notifications.reduce(into: Set<ManagedObject>()) { $0.formUnion($1.userInfo?[key.rawValue] as? Set<ManagedObject> ?? []) }
+        }
+        let insertedTitles = objects(.insertedObjects).compactMap { ($0 as? Entry)?.title }
+        #expect(insertedTitles.contains("news 2"), "\(insertedTitles)")
+        let refreshed = objects(.refreshedObjects)
+        #expect(refreshed.contains(feed) && refreshed.contains { ($0 as? Entry)?.title == "news 0" })
         let last = try RemoteChangeTests.token(of: writer)
         #expect(remote.notifications.last?.userInfo?[NSPersistentHistoryTokenKey] as? PersistentHistoryToken == last)
         #expect(remote.notifications.last?.object as? PersistentStoreCoordinator === reader)

@@ -8,11 +8,16 @@ import Foundation
 ///   counter named `Z_HISTORY_TRANSACTION` inside the writing transaction, so
 ///   numbers grow in commit order and are never reused, even after pruning;
 ///   `ZTIMESTAMP` (seconds since 2001), `ZAUTHOR`, `ZCONTEXTNAME`.
-/// - `Z_HISTORY_CHANGE`: one row per changed object; `Z_PK` (a counter too),
-///   `ZTRANSACTION`, `ZENTITY` (the concrete entity's name), `ZKEY` (the
-///   row's primary key), `ZCHANGETYPE` (0 insert, 1 update, 2 delete),
-///   `ZUPDATED` (updated property names, comma-separated), `ZTOMBSTONE`
-///   (preserved values of a deleted object, JSON).
+/// - `Z_HISTORY_CHANGE`: one row per run of changed objects; `Z_PK` (a
+///   counter too: the first change's number), `ZTRANSACTION`, `ZENTITY` (the
+///   concrete entity's name), `ZKEY` (the first row's primary key),
+///   `ZCOUNT` (how many changes the run holds: rows `ZKEY`, `ZKEY + 1`, …,
+///   numbered `Z_PK`, `Z_PK + 1`, …), `ZCHANGETYPE` (0 insert, 1 update,
+///   2 delete), `ZUPDATED` (updated property names, comma-separated),
+///   `ZTOMBSTONE` (preserved values of a deleted object, JSON; a change with
+///   a tombstone is a run of its own). The objects a save inserts get
+///   consecutive keys, so a save of n new objects of one entity writes one
+///   change row, not n.
 ///
 /// The metadata key `historyPrunedBefore` holds the number of the oldest
 /// transaction that deletions kept; a fetch after an older token throws
@@ -20,6 +25,7 @@ import Foundation
 package enum SQLHistorySchema {
     static let transactionTable = "\"Z_HISTORY_TRANSACTION\""
     static let changeTable = "\"Z_HISTORY_CHANGE\""
+    static let changeTableName = "Z_HISTORY_CHANGE"
     static let transactionCounter = "Z_HISTORY_TRANSACTION"
     static let changeCounter = "Z_HISTORY_CHANGE"
     static let prunedKey = "historyPrunedBefore"
@@ -39,8 +45,13 @@ package enum SQLHistorySchema {
             """, [])
         try db.execute("""
             CREATE TABLE IF NOT EXISTS \(changeTable) ("Z_PK" \(key) PRIMARY KEY NOT NULL, "ZTRANSACTION" \(key) NOT NULL, \
-            "ZENTITY" TEXT NOT NULL, "ZKEY" \(key) NOT NULL, "ZCHANGETYPE" \(key) NOT NULL, "ZUPDATED" TEXT, "ZTOMBSTONE" TEXT)
+            "ZENTITY" TEXT NOT NULL, "ZKEY" \(key) NOT NULL, "ZCHANGETYPE" \(key) NOT NULL, "ZUPDATED" TEXT, "ZTOMBSTONE" TEXT, \
+            "ZCOUNT" \(key) NOT NULL DEFAULT 1)
             """, [])
+        // History written before runs existed: one change per row.
+        if try !db.columnNames(changeTableName).contains("ZCOUNT") {
+            try db.execute("ALTER TABLE \(changeTable) ADD COLUMN \"ZCOUNT\" \(key) NOT NULL DEFAULT 1", [])
+        }
         try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_CHANGE_ZTRANSACTION\" ON \(changeTable) (\"ZTRANSACTION\")", [])
         try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_TRANSACTION_ZTIMESTAMP\" ON \(transactionTable) (\"ZTIMESTAMP\")", [])
         for counter in [transactionCounter, changeCounter] {
@@ -76,15 +87,30 @@ extension SQLStore {
                         contextName.map { .string($0) } ?? .null])
         guard !changes.isEmpty, let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db) else { return }
         let first = last - Int64(changes.count) + 1
-        let rows: [[StoreValue]] = try changes.enumerated().map { offset, change in
-            [.integer(first + Int64(offset)), .integer(number), .string(change.objectID.entityName), .integer(change.objectID.key),
-             .integer(Int64(change.type.rawValue)), change.updated.map { .string($0.joined(separator: ",")) } ?? .null,
-             try change.tombstone.map { .string(try TombstoneCoding.encode($0)) } ?? .null]
+        var rows: [[StoreValue]] = []
+        var start = 0
+        while start < changes.count {
+            let change = changes[start]
+            var end = start + 1
+            if change.tombstone == nil {
+                while end < changes.count, Self.continuesRun(changes[end], of: change, at: end - start) { end += 1 }
+            }
+            rows.append([.integer(first + Int64(start)), .integer(number), .string(change.objectID.entityName), .integer(change.objectID.key),
+                         .integer(Int64(change.type.rawValue)), change.updated.map { .string($0.joined(separator: ",")) } ?? .null,
+                         try change.tombstone.map { .string(try TombstoneCoding.encode($0)) } ?? .null, .integer(Int64(end - start))])
+            start = end
         }
         try db.executeMany("""
-            INSERT INTO \(SQLHistorySchema.changeTable) ("Z_PK", "ZTRANSACTION", "ZENTITY", "ZKEY", "ZCHANGETYPE", "ZUPDATED", "ZTOMBSTONE") \
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO \(SQLHistorySchema.changeTable) ("Z_PK", "ZTRANSACTION", "ZENTITY", "ZKEY", "ZCHANGETYPE", "ZUPDATED", "ZTOMBSTONE", "ZCOUNT") \
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, rows)
+    }
+
+    /// Whether `change` is the object `offset` places after `first` in a
+    /// run: same entity, kind and updated properties, the next key, no tombstone.
+    private static func continuesRun(_ change: SQLHistoryChange, of first: SQLHistoryChange, at offset: Int) -> Bool {
+        change.objectID.key == first.objectID.key + Int64(offset) && change.type == first.type && change.tombstone == nil
+            && change.objectID.entityName == first.objectID.entityName && change.updated == first.updated
     }
 
     /// Takes `count` numbers of a `Z_PRIMARYKEY` counter; returns the last.
@@ -157,7 +183,7 @@ extension SQLStore {
         var changes: [Int64: [PersistentHistoryChange]] = [:]
         if withChanges, !transactions.isEmpty {
             let sql = """
-                SELECT c."ZTRANSACTION", c."Z_PK", c."ZENTITY", c."ZKEY", c."ZCHANGETYPE", c."ZUPDATED", c."ZTOMBSTONE" \
+                SELECT c."ZTRANSACTION", c."Z_PK", c."ZENTITY", c."ZKEY", c."ZCHANGETYPE", c."ZUPDATED", c."ZTOMBSTONE", c."ZCOUNT" \
                 FROM \(SQLHistorySchema.changeTable) AS c WHERE c."ZTRANSACTION" IN (SELECT t."Z_PK" FROM \(SQLHistorySchema.transactionTable) AS t\(whereClause)) \
                 ORDER BY c."Z_PK"
                 """
@@ -167,9 +193,12 @@ extension SQLStore {
                       let type = PersistentHistoryChangeType(rawValue: Int(row.int64(4))) else { return }
                 let updated = row.columnType(5) == .null ? nil : Set(row.string(5).split(separator: ",").map(String.init))
                 let tombstone = row.columnType(6) == .null ? nil : try TombstoneCoding.decode(row.string(6))
-                changes[row.int64(0), default: []].append(PersistentHistoryChange(
-                    changeID: row.int64(1), changedObjectID: makeObjectID(entity.managedObjectClass, key: row.int64(3)),
-                    changeType: type, updatedProperties: type == .update ? updated : nil, tombstone: tombstone))
+                let (number, key) = (row.int64(1), row.int64(3))
+                for offset in 0..<max(1, row.int64(7)) {
+                    changes[row.int64(0), default: []].append(PersistentHistoryChange(
+                        changeID: number + offset, changedObjectID: makeObjectID(entity.managedObjectClass, key: key + offset),
+                        changeType: type, updatedProperties: type == .update ? updated : nil, tombstone: tombstone))
+                }
             }
         }
         return transactions.map {
