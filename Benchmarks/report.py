@@ -168,7 +168,7 @@ def postgres_section(results):
     return lines + [""]
 
 
-def remote_changes_section(results, folder):
+def remote_changes_section(results, counted, folder):
     """The delay of a save in one process reaching another's context, and the cost of history on a save."""
     lines = ["## Changes from other processes", "",
              "Delay from `save()` returning in a writer process to the didChangeObjects of a context with",
@@ -193,6 +193,11 @@ def remote_changes_section(results, folder):
         else:
             lines.append(f"- {label}: {fmt_time(a)} with history, {fmt_time(b)} without: {a / b:.2f}× "
                          f"({'met' if a / b <= 1.2 else '**missed**'}).")
+    with_history = (counted or {}).get("instructions", {}).get("insert/Coherence history")
+    without = (counted or {}).get("instructions", {}).get("insert/Coherence")
+    if with_history and without:
+        lines.append(f"- SQLite, instructions (callgrind, {counted['rows']['insert']:,} objects): {fmt_count(with_history)} "
+                     f"with history, {fmt_count(without)} without: {with_history / without:.2f}×.")
     return lines + [""]
 
 
@@ -331,7 +336,7 @@ def main():
                   ("fetch", 200_000, "Fetch {rows} items, read every column"),
               ]),
               ""]
-    lines += remote_changes_section(r, os.path.dirname(results_path))
+    lines += remote_changes_section(r, counted, os.path.dirname(results_path))
     lines += postgres_section(r)
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]

@@ -47,7 +47,7 @@ struct CountInstructions {
     static func run() async throws {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.count == 2, let rows = Int(arguments[1]), rows > 0 else {
-            let names = insertWorkloads.map { "insert/\($0.key)" } + fetchWorkloads.map { "fetch/\($0.key)" }
+            let names = insertWorkloads.map { "insert/\($0.key)" } + ["insert/Coherence history"] + fetchWorkloads.map { "fetch/\($0.key)" }
                 + PostgresWorkloads.insertWorkloads.map { "insert/\($0.key)" }
                 + PostgresWorkloads.fetchWorkloads.map { "fetch/\($0.key)" }
             fail("usage: count-instructions WORKLOAD ROWS\nworkloads: \(names.joined(separator: ", "))")
@@ -61,7 +61,10 @@ struct CountInstructions {
         }
         defer { Stack.removeFiles() }
         let expected = expectedItems(rows: rows)
-        if name.hasPrefix("insert/"), let insert = insertWorkloads.first(where: { "insert/\($0.key)" == name })?.value {
+        // The insert with persistent history on, beside insert/Coherence.
+        let history: KeyValuePairs<String, InsertWorkload> = ["insert/Coherence history": insertCoherenceWithHistory]
+        if name.hasPrefix("insert/"),
+           let insert = insertWorkloads.first(where: { "insert/\($0.key)" == name })?.value ?? history.first(where: { $0.key == name })?.value {
             for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
                 let written = try itemsWritten(in: try await insert(rows, meter))
                 check(written == expected, "\(name) wrote \(written), expected \(expected)")

@@ -150,6 +150,27 @@ struct RemoteChangeTests {
         #expect(!viewContext.automaticallyMergesRemoteChanges)
     }
 
+    /// A large remote transaction is merged in chunks under the context's
+    /// `automaticMergeBudget`, as automatic merges of local saves are.
+    @Test("A large remote transaction merges in chunks under the merge budget", arguments: StoreKind.databases)
+    func aLargeRemoteTransactionMergesInChunks(_ kind: StoreKind) async throws {
+        let database = try TestDatabase.new(kind)
+        let writer = try Self.coordinator(database)
+        let reader = try Self.coordinator(database)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: reader)
+        context.automaticMergeBudget = .zero // one object per chunk
+        context.automaticallyMergesRemoteChanges = true
+        let merges = NotificationWaiter(ManagedObjectContext.didMergeChangesObjectIDsNotification, object: context)
+
+        let feedID = try Self.saveFeed("big", entries: 9, in: writer) // ten objects, one transaction
+        #expect(await merges.wait(for: 10), "one chunk per object")
+        let merged = merges.notifications.compactMap { $0.userInfo?[ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> }
+        #expect(merged.allSatisfy { $0.count <= 1 })
+        #expect(merged.reduce(into: Set<ManagedObjectID>()) { $0.formUnion($1) }.count == 10)
+        let title = try await context.perform { try #require(try context.existingObject(with: feedID) as? Feed).title }
+        #expect(title == "big")
+    }
+
     /// A programmer error: there is no history to follow. It traps with a
     /// message saying what to turn on (found in review: it deadlocked).
     @Test func followingAStoreWithoutHistoryTraps() async {

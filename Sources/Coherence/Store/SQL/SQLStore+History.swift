@@ -110,7 +110,7 @@ extension SQLStore {
     /// run: same entity, kind and updated properties, the next key, no tombstone.
     private static func continuesRun(_ change: SQLHistoryChange, of first: SQLHistoryChange, at offset: Int) -> Bool {
         change.objectID.key == first.objectID.key + Int64(offset) && change.type == first.type && change.tombstone == nil
-            && change.objectID.entityName == first.objectID.entityName && change.updated == first.updated
+            && change.objectID.objectClass == first.objectID.objectClass && change.updated == first.updated
     }
 
     /// Takes `count` numbers of a `Z_PRIMARYKEY` counter; returns the last.
