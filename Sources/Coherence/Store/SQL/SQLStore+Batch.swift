@@ -216,11 +216,15 @@ extension SQLStore {
         var history = inserted.map { SQLHistoryChange(objectID: $0, type: .insert) }
         history += updated.map { SQLHistoryChange(objectID: $0, type: .update, updated: properties) }
         let recorded = Set(inserted).union(updated)
-        history += changes.updated.subtracting(recorded).sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
-            .map { SQLHistoryChange(objectID: $0, type: .update) }
+        history += Self.inOrder(changes.updated.subtracting(recorded)).map { SQLHistoryChange(objectID: $0, type: .update) }
         let withTombstones = Dictionary(tombstones.map { ($0.objectID, $0) }) { first, _ in first }
-        history += changes.deleted.sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
-            .map { withTombstones[$0] ?? SQLHistoryChange(objectID: $0, type: .delete) }
+        history += Self.inOrder(changes.deleted).map { withTombstones[$0] ?? SQLHistoryChange(objectID: $0, type: .delete) }
         try writeHistory(history, author: author, contextName: contextName, in: db)
+    }
+
+    /// `ids` by entity name, then key: each name is made once (an entity's
+    /// name is built from its class), and runs of keys stay together.
+    private static func inOrder(_ ids: Set<ManagedObjectID>) -> [ManagedObjectID] {
+        ids.map { ($0.entityName, $0) }.sorted { ($0.0, $0.1.key) < ($1.0, $1.1.key) }.map(\.1)
     }
 }
