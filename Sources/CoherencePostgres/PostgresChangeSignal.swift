@@ -132,19 +132,3 @@ package final class PostgresChangeSignal: SQLChangeSignal, @unchecked Sendable {
         }
     }
 }
-
-/// A value guarded by a lock, for this module's `Sendable` classes.
-final class PostgresLocked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -154,7 +154,7 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
 
     /// The listener of the store's remote changes, once started (for tests).
     package var changeSignal: PostgresChangeSignal? { signal.withLock { $0 } }
-    private let signal = PostgresLocked<PostgresChangeSignal?>(nil)
+    private let signal = Locked<PostgresChangeSignal?>(nil)
 
     package func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
                                             handler: @escaping @Sendable (RemoteChanges) -> Void) throws {

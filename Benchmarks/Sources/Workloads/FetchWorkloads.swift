@@ -68,7 +68,14 @@ func fetchFluent(file: URL, meter: any Meter) async throws -> Int64 {
 /// Coherence: a fetch request with `returnsObjectsAsFaults = false`, reading
 /// every attribute of each object.
 func fetchCoherence(file: URL, meter: any Meter) throws -> Int64 {
-    let context = try Stack.context(Stack.itemModel, .sqlite(file))
+    try fetchCoherence(.sqlite(file), meter: meter)
+}
+
+/// ``fetchCoherence(file:meter:)`` on the store `description` names (the
+/// PostgreSQL workload's too): after one warm-up fetch and a reset, every
+/// item, read whole.
+func fetchCoherence(_ description: PersistentStoreDescription, meter: any Meter) throws -> Int64 {
+    let context = try Stack.context(Stack.itemModel, description)
     var total: Int64 = 0
     try context.performAndWait {
         var first = FetchRequest<Item>()

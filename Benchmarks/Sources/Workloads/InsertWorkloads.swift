@@ -76,7 +76,7 @@ func insertCoherence(rows: Int, meter: any Meter) throws -> URL {
 }
 
 /// ``insertCoherence(rows:meter:)`` with persistent history on: the save
-/// also writes its history transaction, one change row per object.
+/// also writes its history transaction (one change row for the run of new keys).
 package func insertCoherenceWithHistory(rows: Int, meter: any Meter) throws -> URL {
     try insertCoherence(rows: rows, meter: meter, history: true)
 }

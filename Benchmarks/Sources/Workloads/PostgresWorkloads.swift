@@ -162,23 +162,7 @@ package enum PostgresWorkloads {
     static func fetchCoherence(url: String, schema: String, meter: any Meter) throws -> Int64 {
         var configuration = try PostgresConfiguration(url: url)
         configuration.schema = schema
-        let context = try Stack.context(Stack.itemModel, .postgres(configuration))
-        var total: Int64 = 0
-        try context.performAndWait {
-            var first = FetchRequest<Item>()
-            first.fetchLimit = 1
-            keep(try context.fetch(first))
-            context.reset()
-            var request = FetchRequest<Item>()
-            request.returnsObjectsAsFaults = false
-            meter.start()
-            let items = try context.fetch(request)
-            for item in items { total &+= item.total }
-            meter.stop()
-            keep(items)
-        }
-        withExtendedLifetime(context) {}
-        return total
+        return try Workloads.fetchCoherence(.postgres(configuration), meter: meter)
     }
 
     /// A new schema holding `count` items (row i holds i), written by

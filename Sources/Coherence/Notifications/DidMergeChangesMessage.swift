@@ -31,7 +31,8 @@ extension ManagedObjectContext {
         /// IDs of the objects registered here that the merge found gone from the store.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
         /// Core Data's persistent history token of the merged changes. Always
-        /// `nil`: Coherence does not record persistent history yet.
+        /// `nil`: Coherence keeps persistent history but does not attach its
+        /// token to these messages.
         public var historyToken: Never? { nil }
 
         init(context: ManagedObjectContext, objectIDs: ObjectIDChanges) {
@@ -86,7 +87,8 @@ extension ManagedObjectContext {
         /// IDs of the objects registered in the context that the merge found gone from the store.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
         /// Core Data's persistent history token of the merged changes. Always
-        /// `nil`: Coherence does not record persistent history yet.
+        /// `nil`: Coherence keeps persistent history but does not attach its
+        /// token to these messages.
         public var historyToken: Never? { nil }
 
         /// The message of a posted didMergeChangesObjectIDs notification, or

@@ -27,7 +27,8 @@ extension ManagedObjectContext {
         /// Coherence save invalidates no object.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
         /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence does not record persistent history yet.
+        /// Coherence keeps persistent history but does not attach its token
+        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
         public var historyToken: Never? { nil }
 
         init(context: ManagedObjectContext, objectIDs: ObjectIDChanges) {
@@ -83,7 +84,8 @@ extension ManagedObjectContext {
         /// Coherence save invalidates no object.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
         /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence does not record persistent history yet.
+        /// Coherence keeps persistent history but does not attach its token
+        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
         public var historyToken: Never? { nil }
 
         /// The message of a posted didSaveObjectIDs notification, or `nil`

@@ -57,8 +57,8 @@ extension ManagedObjectContext {
         public let objectIDs: ObjectIDChanges
 
         /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence does not record persistent history yet, so there is no
-        /// token to carry (its type becomes the history token's when it does).
+        /// Coherence keeps persistent history but does not attach its token
+        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
         public var historyToken: Never? { nil }
         /// Core Data's query generation token after the save. Always `nil`:
         /// Coherence's contexts are not pinned to query generations.

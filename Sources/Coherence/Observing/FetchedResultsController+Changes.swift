@@ -53,11 +53,10 @@ extension AnyFetchedResultsController {
         }
         // Objects the notification reports deleted or invalidated leave, also
         // those a merge deleted, which are still registered while it announces them.
-        var leaving = Set(change.deleted.map(ObjectIdentifier.init))
-        for object in change.invalidated { leaving.insert(ObjectIdentifier(object)) }
         for index in candidates.indices {
             let object = candidates[index].object
-            let matches = object._contextRef === context && !object.isDeleted && !leaving.contains(ObjectIdentifier(object))
+            let matches = object._contextRef === context && !object.isDeleted
+                && !change.deleted.contains(object) && !change.invalidated.contains(object)
                 && matchesPredicate(object)
             candidates[index].newKey = matches ? key(for: object) : nil
         }

@@ -211,14 +211,3 @@ struct RemoteChangeTests {
         #expect(signal.connectionCount == 2)
     }
 }
-
-/// Polls `value` until it is not `nil` (every 10 ms, up to two minutes):
-/// for state with no notification of its own.
-func waitUntil<T: Sendable>(_ what: String, seconds: Double = 120, _ value: @escaping @Sendable () -> T?) async throws -> T {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if let value = value() { return value }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    throw DeadlineExceeded(what: what)
-}

@@ -49,9 +49,9 @@ extension PersistentStoreCoordinator {
     }
 
     private func deliverRemoteChanges(_ changes: RemoteChanges, storeURL: URL) {
-        if remoteChanges.posts(for: changes.storeIdentifier) {
+        if remoteChanges.posts(for: changes.token.storeIdentifier) {
             NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: self, userInfo: [
-                NSStoreUUIDKey: changes.storeIdentifier,
+                NSStoreUUIDKey: changes.token.storeIdentifier,
                 NSPersistentStoreURLKey: storeURL,
                 NSPersistentHistoryTokenKey: changes.token,
             ])

@@ -22,9 +22,8 @@ package protocol SQLChangeSignal: Sendable {
 
 /// What other writers committed to a store since the watcher last looked.
 package struct RemoteChanges: Sendable {
-    /// The store they changed.
-    package let storeIdentifier: String
-    /// The token of the last transaction another writer committed.
+    /// The token of the last transaction another writer committed (its
+    /// store is the one they changed).
     package let token: PersistentHistoryToken
     /// Those transactions, with their changes, in commit order; empty unless
     /// the watcher was asked for them (see ``SQLRemoteChangeWatcher``).
@@ -165,8 +164,7 @@ final class SQLRemoteChangeWatcher: Sendable {
         }
         succeeded()
         guard let newest = foreign.last else { return }
-        handler(RemoteChanges(storeIdentifier: store.identifier,
-                              token: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: newest),
+        handler(RemoteChanges(token: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: newest),
                               transactions: transactions))
     }
 }

@@ -76,7 +76,7 @@ extension SQLStore {
     func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?, in db: any SQLDatabase) throws {
         // A batch request that changed nothing records nothing.
         guard tracksPersistentHistory, !changes.isEmpty else { return }
-        guard let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db) else { return }
+        let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db)
         remoteChangeWatcher.withLock { $0 }?.noteOwn(number)
         if dialect == .postgres {
             // Delivered to listeners only if this transaction commits.
@@ -85,7 +85,7 @@ extension SQLStore {
         try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
                        [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author.map { .string($0) } ?? .null,
                         contextName.map { .string($0) } ?? .null])
-        guard !changes.isEmpty, let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db) else { return }
+        let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db)
         let first = last - Int64(changes.count) + 1
         var rows: [[StoreValue]] = []
         var start = 0
@@ -114,9 +114,15 @@ extension SQLStore {
     }
 
     /// Takes `count` numbers of a `Z_PRIMARYKEY` counter; returns the last.
-    private func takeNumbers(_ count: Int, from counter: String, in db: any SQLDatabase) throws -> Int64? {
-        try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
-                     [.integer(Int64(count)), .string(counter)])
+    /// A missing counter (a store whose tables were changed by hand) throws,
+    /// so that the save rolls back rather than commit without its history.
+    private func takeNumbers(_ count: Int, from counter: String, in db: any SQLDatabase) throws -> Int64 {
+        guard let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
+                                      [.integer(Int64(count)), .string(counter)]) else {
+            throw StoreError.invalidStoredValue(entity: counter, property: "max",
+                                                reason: "the history counter is missing from \(SQLSchema.primaryKeyTable)")
+        }
+        return last
     }
 
     /// The values of `entity`'s attributes preserved on deletion, from the

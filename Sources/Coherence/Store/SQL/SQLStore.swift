@@ -158,6 +158,8 @@ package final class SQLStore: Sendable {
     }
 
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        // Only a store with history is watched.
+        guard tracksPersistentHistory else { return try connections.write(body) }
         writeGate.lock()
         defer { writeGate.unlock() }
         guard let watcher = remoteChangeWatcher.withLock({ $0 }) else { return try connections.write(body) }

@@ -14,15 +14,16 @@ import Darwin
 /// **What it watches.** Every commit in WAL mode writes the `-wal` file
 /// (and a checkpoint writes the database file), so on Linux an inotify
 /// watch on the file's directory, filtered to those two names, wakes a
-/// thread that sleeps otherwise: no polling, and a commit is seen within
-/// microseconds. The directory is watched rather than the `-wal` file
+/// thread that sleeps otherwise, so the data is not polled: a commit is seen
+/// as soon as its event comes. The directory is watched rather than the `-wal` file
 /// itself, because SQLite deletes and recreates that file when the last
 /// connection closes and a new one opens. Each wake-up is confirmed with
 /// `PRAGMA data_version` on a connection of its own, which changes only
 /// when another connection committed: a checkpoint, or a read, does not
 /// reach the watcher. A commit whose event came long before it was
-/// published is caught by a check every second. On systems without inotify
-/// (macOS), the thread checks `data_version` every 100 ms instead.
+/// published is caught by a check every second. Without inotify (macOS, or
+/// the system's limit of watches reached), the thread checks `data_version`
+/// every 100 ms instead.
 ///
 /// **Cost:** one thread (asleep but once a second) and one SQLite connection
 /// per watched store; per commit, a `data_version` query every 5 ms for
@@ -32,7 +33,6 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var stopPipe: (read: Int32, write: Int32)?
-    private var thread: Thread?
 
     init(url: URL) {
         self.url = url
@@ -58,7 +58,7 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
         // Not inherited by child processes, which would keep the pipe open
         // after `stop()` closes it.
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let events = try Self.watchDirectory(of: url, closing: fds)
+        let events = Self.watchDirectory(of: url)
         let names: Set<String> = [url.lastPathComponent, url.lastPathComponent + "-wal"]
         let stopRead = fds[0]
         // The baseline is taken now, so that a commit after this call is
@@ -91,10 +91,7 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
             }
         }
         thread.name = "Coherence.SQLiteChangeSignal"
-        lock.withLock {
-            stopPipe = (fds[0], fds[1])
-            self.thread = thread
-        }
+        lock.withLock { stopPipe = (fds[0], fds[1]) }
         thread.start()
     }
 
@@ -109,16 +106,16 @@ final class SQLiteChangeSignal: SQLChangeSignal, @unchecked Sendable {
     }
 
     /// An inotify descriptor watching `url`'s directory for writes, or -1
-    /// where there is no inotify.
-    private static func watchDirectory(of url: URL, closing fds: [Int32]) throws -> Int32 {
+    /// where there is none (no inotify, or the system's limit of watches
+    /// reached): the signal then checks `data_version` every 100 ms.
+    private static func watchDirectory(of url: URL) -> Int32 {
         #if os(Linux)
         let descriptor = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO)
-        guard descriptor >= 0, inotify_add_watch(descriptor, url.deletingLastPathComponent().path, mask) >= 0 else {
-            let reason = String(cString: strerror(errno))
-            if descriptor >= 0 { close(descriptor) }
-            fds.forEach { _ = close($0) }
-            throw StoreError.cannotWatch(path: url.path, reason: "inotify: \(reason)")
+        guard descriptor >= 0 else { return -1 }
+        guard inotify_add_watch(descriptor, url.deletingLastPathComponent().path, mask) >= 0 else {
+            close(descriptor)
+            return -1
         }
         return descriptor
         #else
