@@ -70,20 +70,20 @@ struct ChangeTracker {
 
     /// The objects with property writes since the last save.
     var changedObjects: [ManagedObject] {
-        changed.filter { $0._tracking?.changed.isEmpty == false }
+        changed.filter(\._hasChangedProperties)
     }
 
     /// Whether an object with property writes since the last save satisfies
     /// `predicate`, without building ``changedObjects``.
     func hasChangedObject(where predicate: (ManagedObject) -> Bool) -> Bool {
-        changed.contains { $0._tracking?.changed.isEmpty == false && predicate($0) }
+        changed.contains { $0._hasChangedProperties && predicate($0) }
     }
 
     /// Drops the listed objects whose record was cleared (refreshed into
     /// faults, invalidated), so that the list no longer holds them.
     mutating func compactChanged() {
         changed.removeAll { object in
-            guard object._tracking?.changed.isEmpty != false else { return false }
+            guard !object._hasChangedProperties else { return false }
             object._listed.remove(.changed)
             return true
         }

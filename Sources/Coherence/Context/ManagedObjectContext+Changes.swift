@@ -16,24 +16,16 @@ extension ManagedObjectContext {
             if announce { object._observationChanged() }
             return
         }
-        let tracking = tracking(of: object)
-        if tracking.pending.insert(index) {
+        let (firstSinceNotification, firstSinceSave) = object._markWritten(index)
+        if firstSinceNotification {
             let before = object._entity.flatMap { object._currentStoreValue(at: index, entity: $0) }
             tracker.pendingWrites.append(PendingWrite(object: object, index: index, before: before))
         }
-        if tracking.changed.insert(index) {
+        if firstSinceSave {
             tracker.noteChanged(object)
         }
         derivationTouched(object)
         if announce { object._observationChanged() }
-    }
-
-    /// The object's change record, created on first use.
-    func tracking(of object: ManagedObject) -> ObjectTracking {
-        if let existing = object._tracking { return existing }
-        let tracking = ObjectTracking()
-        object._tracking = tracking
-        return tracking
     }
 
     // MARK: Relationships
@@ -79,14 +71,14 @@ extension ManagedObjectContext {
         }
         if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }
         let oldIDs = relatedIDs(of: object, relationship)
-        let hadForeign = object._tracking?.foreignTargets[index] != nil
+        let hadForeign = object._foreignTargets[index] != nil
         guard newIDs != oldIDs || foreign != nil || hadForeign else { return }
 
         _recordWrite(of: object, property: index)
         if let foreign {
-            tracking(of: object).foreignTargets[index] = foreign
+            object._extrasCreated.foreignTargets[index] = foreign
         } else {
-            object._tracking?.foreignTargets[index] = nil
+            object._extras?.foreignTargets[index] = nil
         }
         relationship.access.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
         for removed in oldIDs.subtracting(newIDs) {
@@ -255,8 +247,8 @@ extension ManagedObjectContext {
         tracker.pendingWrites.withUnsafeBufferPointer { writes in
             for position in writes.indices.reversed() {
                 let object = writes[position].object, index = writes[position].index
-                guard let tracking = object._tracking, tracking.pending.contains(index) else { continue }
-                tracking.pending.remove(index)
+                guard object._isPending(index) else { continue }
+                object._removePending(index)
                 guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
                       inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
                       object._currentStoreValue(at: index, entity: entity) != writes[position].before else { continue }

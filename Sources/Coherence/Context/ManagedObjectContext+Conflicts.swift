@@ -118,7 +118,7 @@ struct SaveCheckpoint {
         let values: [StoreValue?]
         let snapshot: Snapshot?
         let lifecycle: LifecycleState
-        let tracking: ObjectTracking?
+        let tracking: TrackingCheckpoint
     }
 
     private let tracker: ChangeTracker
@@ -129,7 +129,7 @@ struct SaveCheckpoint {
         objects = context.registered.objects.compactMap { object in
             guard !object.isFault, let entity = object._entity else { return nil }
             return ObjectState(object: object, values: (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) },
-                               snapshot: object._snapshot, lifecycle: object._lifecycle, tracking: object._tracking?.copy())
+                               snapshot: object._snapshot, lifecycle: object._lifecycle, tracking: object._trackingCheckpoint)
         }
     }
 
@@ -145,7 +145,7 @@ struct SaveCheckpoint {
         for object in replaced.changed + replaced.pendingWrites.map(\.object) + replaced.deleted
         where !captured.contains(ObjectIdentifier(object)) && object._contextRef === context && !object.isFault {
             context.derivationForget(object)
-            object._tracking = nil
+            object._clearTracking()
             object._lifecycle = []
             object._access.insert(.fault)
         }
@@ -164,7 +164,7 @@ struct SaveCheckpoint {
             }
             state.object._snapshot = state.snapshot
             state.object._lifecycle = state.lifecycle
-            state.object._tracking = state.tracking
+            state.object._restoreTracking(state.tracking)
         }
     }
 }

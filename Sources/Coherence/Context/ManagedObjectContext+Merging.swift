@@ -129,7 +129,7 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { break }
                 tracker.inserted.remove(object)
                 tracker.deleted.remove(object)
-                object._tracking?.clear()
+                object._clearTracking()
                 tracker.pendingDeleted.insert(object)
                 gone.append(object)
             case .updated:

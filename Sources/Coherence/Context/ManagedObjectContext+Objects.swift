@@ -195,7 +195,7 @@ extension ManagedObjectContext {
         object._contextRef = nil
         object._access.insert(.invalidated)
         object._lifecycle = []
-        object._tracking = nil
+        object._clearTracking()
         if notify { object.didTurnIntoFault() }
     }
 }

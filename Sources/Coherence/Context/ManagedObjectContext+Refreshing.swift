@@ -46,9 +46,9 @@ extension ManagedObjectContext {
             tracker.pendingInvalidated.insert(object)
             return
         }
-        let changed = object._tracking?.changed.filter {
+        let changed = object._changedProperties.filter {
             object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
-        } ?? []
+        }
         if mergeChanges, !changed.isEmpty {
             // Transient values are left alone, as Core Data leaves them.
             for index in 0..<entity.propertyCount where !changed.contains(index) {
@@ -71,7 +71,7 @@ extension ManagedObjectContext {
                 }
             }
             object.willTurnIntoFault()
-            object._tracking = nil
+            object._clearTracking()
             // The fault keeps the transient values through `mergeChanges: true`
             // and disposes of them otherwise (Core Data's rule).
             object._snapshot = mergeChanges && entity.hasTransientAttributes
@@ -112,7 +112,7 @@ extension ManagedObjectContext {
             tracker.pendingDeleted.insert(object)
         }
         for object in discarded {
-            object._tracking?.pending.removeAll()
+            object._removeAllPending()
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back
@@ -122,8 +122,8 @@ extension ManagedObjectContext {
             }
         }
         for object in tracker.changedObjects where !discarded.contains(object) {
-            guard let entity = object._entity, let snapshot = object._snapshot, let tracking = object._tracking else { continue }
-            for index in tracking.changed {
+            guard let entity = object._entity, let snapshot = object._snapshot else { continue }
+            for index in object._changedProperties {
                 _recordWrite(of: object, property: index)
                 if let relationship = entity.relationship(at: index) {
                     relationship.access.setStorage(
@@ -132,8 +132,7 @@ extension ManagedObjectContext {
                     try? entity.attributes[index].setStoreValue(snapshot.values[index], of: object)
                 }
             }
-            tracking.changed.removeAll()
-            tracking.foreignTargets = [:]
+            object._removeAllChanged()
         }
         tracker.inserted = []
         tracker.deleted = []

@@ -119,11 +119,10 @@ extension ManagedObjectContext {
             object._lifecycle = []
         }
         for object in resolution.lost {
-            object._tracking?.clear()
+            object._clearTracking()
         }
         for object in tracker.changed {
-            object._tracking?.changed.removeAll()
-            object._tracking?.foreignTargets = [:]
+            object._removeAllChanged()
         }
         let discarded = tracker.discarded
         tracker.inserted = []

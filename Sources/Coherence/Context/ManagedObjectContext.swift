@@ -370,7 +370,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var hasChanges: Bool {
         _assertOnQueue()
         return !tracker.inserted.isEmpty || !tracker.deleted.isEmpty
-            || tracker.hasChangedObject { $0.isUpdated || !($0._tracking?.foreignTargets.isEmpty ?? true) }
+            || tracker.hasChangedObject { $0.isUpdated || !$0._foreignTargets.isEmpty }
     }
 
     /// Inserted objects not saved yet.

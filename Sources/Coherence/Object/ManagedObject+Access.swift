@@ -21,7 +21,7 @@ extension ManagedObject {
     @usableFromInline
     final func _prepareForRead(_ offset: () -> Int) {
         if _access.contains(.prototype) {
-            _tracking?.recordedOffset = offset()
+            _extras?.recordedOffset = offset()
             return
         }
         guard let context = _contextRef else {
@@ -129,14 +129,14 @@ extension ManagedObject {
 
     final func _becomePrototype() {
         _access.insert(.prototype)
-        _tracking = ObjectTracking()
+        _extras = ObjectExtras()
     }
 
     /// The offset of the wrapped property that reading `keyPath` reaches.
     final func _recordedOffset(reading keyPath: AnyKeyPath) -> Int? {
-        _tracking?.recordedOffset = nil
+        _extras?.recordedOffset = nil
         _ = self[keyPath: keyPath]
-        return _tracking?.recordedOffset
+        return _extras?.recordedOffset
     }
 
     // MARK: Values in store form
@@ -239,7 +239,7 @@ extension ManagedObject {
     @usableFromInline
     final func _makeObservation() -> ObservationBox {
         let box = ObservationBox()
-        _observation = box
+        _extrasCreated.observation = box
         return box
     }
 

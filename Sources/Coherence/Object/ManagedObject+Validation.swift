@@ -59,7 +59,7 @@ extension ManagedObject {
         // Relationships whose destinations are loaded; of a saved object,
         // only the changed ones (the others were valid when saved, and
         // reading a to-many makes an object of each destination).
-        let changed = isInserted ? nil : _tracking?.changed ?? PropertyMask()
+        let changed = isInserted ? nil : _changedProperties
         for relationship in entity.relationships where relationship.access.storage(of: self).loadedIDs != nil {
             if let changed, !changed.contains(relationship.index) { continue }
             var value = _readProperty(at: relationship.index, entity: entity)
@@ -86,7 +86,7 @@ extension ManagedObject {
                 errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: "\(error)"))
             }
         }
-        for (index, destination) in (_tracking?.foreignTargets ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (index, destination) in _foreignTargets.sorted(by: { $0.key < $1.key }) {
             errors.append(.crossContextRelationship(entity: entity.name, property: entity.propertyName(at: index),
                                                     destination: destination))
         }

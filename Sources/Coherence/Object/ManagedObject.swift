@@ -47,11 +47,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     @exclusivity(unchecked) final var _entity: EntityDescription?
     /// The last committed values, shared with the store's row cache.
     @exclusivity(unchecked) final var _snapshot: Snapshot?
-    @exclusivity(unchecked) final var _tracking: ObjectTracking?
+    /// Which of the first 32 properties were written since the last save
+    /// and since the last notification (see `ManagedObject+Tracking.swift`).
+    @exclusivity(unchecked) final var _changes = InlineChangeMasks()
+    /// What the object needs only sometimes, allocated on first need.
+    @exclusivity(unchecked) @usableFromInline final var _extras: ObjectExtras?
+
     /// Created on the first property read inside `withObservationTracking`
     /// (on any read where Coherence cannot tell, see ``ObservationScope``):
     /// objects nobody observes carry none.
-    @exclusivity(unchecked) @usableFromInline final var _observation: ObservationBox?
+    @inlinable final var _observation: ObservationBox? { _extras?.observation }
 
     /// Creates an object that belongs to no context yet. Prefer
     /// ``init(context:)``; an object created this way joins a context with
@@ -186,8 +191,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     }
 
     final var _hasChangedValues: Bool {
-        guard let tracking = _tracking, let entity = _entity else { return false }
-        return tracking.changed.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
+        guard let entity = _entity, _hasChangedProperties else { return false }
+        return _changedProperties.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
     }
 
     /// The properties whose values differ from the committed ones, by name.
@@ -201,7 +206,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     public final func changedValues() -> [String: Any] {
         guard let entity = _entity, _contextRef != nil else { return [:] }
         var result: [String: Any] = [:]
-        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_tracking?.changed ?? PropertyMask())
+        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_changedProperties)
         for index in indexes where index >= entity.attributes.count || !entity.attributes[index].isTransient {
             guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
             if !isInserted, current == _committedStoreValue(at: index) { continue }
@@ -213,8 +218,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// The names of the persistent properties ``changedValues()`` reports,
     /// without their values (for persistent history).
     final func _changedPropertyNames() -> [String] {
-        guard let entity = _entity, let changed = _tracking?.changed else { return [] }
-        return changed.compactMap { index in
+        guard let entity = _entity else { return [] }
+        return _changedProperties.compactMap { index in
             if index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
             guard let current = _currentStoreValue(at: index, entity: entity), current != _committedStoreValue(at: index) else { return nil }
             return entity.propertyName(at: index)

@@ -45,6 +45,13 @@ struct PropertyMask: Sequence {
 
     var isEmpty: Bool { low == 0 && high.isEmpty }
 
+    /// The properties whose bits are set in `bits` (the first 64), and
+    /// those of `other`.
+    init(bits: UInt64 = 0, adding other: PropertyMask? = nil) {
+        low = bits | (other?.low ?? 0)
+        high = other?.high ?? []
+    }
+
     // The first 64 properties take an inlined path; the rest, out of line.
 
     @inline(__always)
@@ -119,16 +126,67 @@ struct PropertyMask: Sequence {
     }
 }
 
-/// What a context records about one object's unsaved and unannounced
-/// changes. Allocated on the first change and kept while the object stays
-/// loaded, so that changing it again allocates nothing. Touched only on the
-/// context's queue, by calls that never overlap: its fields skip run-time
-/// exclusivity checks.
-final class ObjectTracking {
-    /// Properties written since the last save; whether their values really
-    /// differ from the committed ones is decided when asked.
+/// Which of an object's first 32 properties were written since the last
+/// save (`changed`) and since the last didChangeObjects notification
+/// (`pending`): kept in the object itself, so that tracking a change of an
+/// ordinary entity allocates nothing. Properties from the 33rd on are
+/// recorded in the object's ``ObjectExtras``.
+///
+/// **Complexity:** O(1) for every operation.
+struct InlineChangeMasks {
+    /// The number of properties the masks hold.
+    static let capacity = 32
+    /// `changed` in the low half, `pending` in the high half.
+    private var bits: UInt64 = 0
+
+    var changed: UInt64 { bits & 0xFFFF_FFFF }
+    var hasChanged: Bool { bits & 0xFFFF_FFFF != 0 }
+
+    /// Adds `index` (below ``capacity``) to `changed`; returns whether it was not in it.
+    @inline(__always)
+    mutating func insertChanged(_ index: Int) -> Bool {
+        let bit: UInt64 = 1 << UInt64(index)
+        defer { bits |= bit }
+        return bits & bit == 0
+    }
+
+    /// Adds `index` (below ``capacity``) to `pending`; returns whether it was not in it.
+    @inline(__always)
+    mutating func insertPending(_ index: Int) -> Bool {
+        let bit: UInt64 = 1 << UInt64(index + 32)
+        defer { bits |= bit }
+        return bits & bit == 0
+    }
+
+    @inline(__always)
+    func pendingContains(_ index: Int) -> Bool {
+        bits & (1 << UInt64(index + 32)) != 0
+    }
+
+    @inline(__always)
+    mutating func removePending(_ index: Int) {
+        bits &= ~(1 << UInt64(index + 32))
+    }
+
+    mutating func removeAllChanged() { bits &= 0xFFFF_FFFF_0000_0000 }
+    mutating func removeAllPending() { bits &= 0xFFFF_FFFF }
+    mutating func removeAll() { bits = 0 }
+}
+
+/// What an object needs only sometimes, allocated on first need and kept
+/// while the object lives: its Observation registrar (once read inside
+/// `withObservationTracking`), the change masks of its properties from the
+/// 33rd on, relationships assigned objects of another context, and a
+/// prototype's last read. Touched only on the context's queue, by calls that
+/// never overlap: its fields skip run-time exclusivity checks.
+@usableFromInline
+final class ObjectExtras {
+    /// See ``ManagedObject/_observation``.
+    @exclusivity(unchecked) @usableFromInline var observation: ObservationBox?
+    /// Properties from the 33rd on written since the last save; whether their
+    /// values really differ from the committed ones is decided when asked.
     @exclusivity(unchecked) var changed = PropertyMask()
-    /// Properties written since the last didChangeObjects notification.
+    /// Properties from the 33rd on written since the last didChangeObjects notification.
     @exclusivity(unchecked) var pending = PropertyMask()
     /// Relationships assigned an object of another context, or no context,
     /// with a description of that object; the next save throws for each.
@@ -136,18 +194,12 @@ final class ObjectTracking {
     /// For prototypes: the offset of the last property read.
     @exclusivity(unchecked) var recordedOffset: Int?
 
+    @usableFromInline init() {}
+
     /// Forgets everything written: the object is as committed.
     func clear() {
         changed.removeAll()
         pending.removeAll()
         foreignTargets = [:]
-    }
-
-    func copy() -> ObjectTracking {
-        let copy = ObjectTracking()
-        copy.changed = changed
-        copy.pending = pending
-        copy.foreignTargets = foreignTargets
-        return copy
     }
 }
