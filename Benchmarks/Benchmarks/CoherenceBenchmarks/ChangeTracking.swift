@@ -3,13 +3,6 @@ import Coherence
 import Foundation
 import Workloads
 
-/// The least bookkeeping a change can have: a plain class, mutated, and
-/// recorded in a set that is then handed to one observer.
-final class PlainItem {
-    var i0: Int64 = 0, i1: Int64 = 0, i2: Int64 = 0, i3: Int64 = 0, i4: Int64 = 0
-    var i5: Int64 = 0, i6: Int64 = 0, i7: Int64 = 0, i8: Int64 = 0, i9: Int64 = 0
-}
-
 /// Changing 100,000 objects, then one `processPendingChanges()` and its
 /// notification, beside the plain-class baseline.
 func changeTrackingBenchmarks() {

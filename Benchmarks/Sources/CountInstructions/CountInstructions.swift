@@ -49,7 +49,7 @@ struct CountInstructions {
         guard arguments.count == 2, let rows = Int(arguments[1]), rows > 0 else {
             let names = insertWorkloads.map { "insert/\($0.key)" } + ["insert/Coherence history"] + fetchWorkloads.map { "fetch/\($0.key)" }
                 + PostgresWorkloads.insertWorkloads.map { "insert/\($0.key)" }
-                + PostgresWorkloads.fetchWorkloads.map { "fetch/\($0.key)" }
+                + PostgresWorkloads.fetchWorkloads.map { "fetch/\($0.key)" } + ["change/plain", "change/Coherence"]
             fail("usage: count-instructions WORKLOAD ROWS\nworkloads: \(names.joined(separator: ", "))")
         }
         let name = arguments[0]
@@ -74,6 +74,12 @@ struct CountInstructions {
             for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
                 let total = try await fetch(file, meter)
                 check(total == expected.total, "\(name) read a total of \(total), expected \(expected.total)")
+            }
+        } else if name == "change/plain" || name == "change/Coherence" {
+            for meter in [NoMeter(), CallgrindMeter()] as [any Meter] {
+                let heard = name == "change/plain" ? ChangeWorkloads.plain(count: rows, meter: meter)
+                    : try ChangeWorkloads.coherence(count: rows, meter: meter)
+                check(heard == rows, "\(name) announced \(heard) changed objects, expected \(rows)")
             }
         } else if name.hasPrefix("insert/"),
                   let insert = PostgresWorkloads.insertWorkloads.first(where: { "insert/\($0.key)" == name })?.value {
