@@ -18,7 +18,7 @@ extension ManagedObjectContext {
         }
         let (firstSinceNotification, firstSinceSave) = object._markWritten(index)
         if firstSinceNotification {
-            let before = object._entity.flatMap { object._currentStoreValue(at: index, entity: $0) }
+            let before = object._withEntity { object._currentStoreValue(at: index, entity: $0) } ?? nil
             tracker.pendingWrites.append(PendingWrite(object: object, index: index, before: before))
         }
         if firstSinceSave {
@@ -246,17 +246,20 @@ extension ManagedObjectContext {
         // place: copying an entry would retain its object and its value.
         tracker.pendingWrites.withUnsafeBufferPointer { writes in
             for position in writes.indices.reversed() {
-                let object = writes[position].object, index = writes[position].index
-                guard object._isPending(index) else { continue }
-                object._removePending(index)
-                guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
-                      inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
-                      object._currentStoreValue(at: index, entity: entity) != writes[position].before else { continue }
-                if !object._listed.contains(.announcedUpdated) {
-                    object._listed.insert(.announcedUpdated)
-                    updated.insert(object)
+                let index = writes[position].index
+                // The log holds the object while this loop runs: borrowed, not retained.
+                Unmanaged.passUnretained(writes[position].object)._withUnsafeGuaranteedRef { object in
+                    guard object._isPending(index) else { return }
+                    object._removePending(index)
+                    guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
+                          inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
+                          object._currentStoreValue(at: index, entity: entity) != writes[position].before else { return }
+                    if !object._listed.contains(.announcedUpdated) {
+                        object._listed.insert(.announcedUpdated)
+                        updated.insert(object)
+                    }
+                    if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(index) }
                 }
-                if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(index) }
             }
         }
         for object in updated { object._listed.remove(.announcedUpdated) }

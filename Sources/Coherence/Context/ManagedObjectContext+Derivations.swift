@@ -13,7 +13,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Marks an object whose change may move derived values.
     func derivationTouched(_ object: ManagedObject) {
-        guard let entity = object._entity, !entity.dependentDerivations.isEmpty || !entity.derivations.isEmpty else { return }
+        guard object._withEntity({ !$0.dependentDerivations.isEmpty || !$0.derivations.isEmpty }) == true else { return }
         derivations.dirty.insert(object)
     }
 

@@ -51,14 +51,22 @@ extension ManagedObject {
             context.derivationTouched(self)
             return
         }
-        guard let entity = _entity else {
+        guard let found = _withEntity({ $0.indexByOffset[offset] }) else {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
         }
-        guard let index = entity.indexByOffset[offset] else {
+        guard let index = found else {
             preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }
         _prepareForWriteAt(index: index, announce: false)
+    }
+
+    /// `body` applied to the object's entity, borrowed rather than retained
+    /// (the object holds it); `nil` when the object has no entity yet.
+    @inline(__always)
+    final func _withEntity<Result>(_ body: (EntityDescription) -> Result) -> Result? {
+        guard let entity = _entity else { return nil }
+        return Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef(body)
     }
 
     /// Prepares a write of property `index`: checks the object is usable,
@@ -69,11 +77,14 @@ extension ManagedObject {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
         }
-        #if DEBUG
-        context._assertOnQueue(touching: self)
-        #endif
-        if _access.contains(.fault) { context._fulfillFault(self) }
-        context._recordWrite(of: self, property: index, announce: announce)
+        // Borrowed: the context outlives every call it makes on its queue.
+        Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
+            #if DEBUG
+            context._assertOnQueue(touching: self)
+            #endif
+            if _access.contains(.fault) { context._fulfillFault(self) }
+            context._recordWrite(of: self, property: index, announce: announce)
+        }
     }
 
     @usableFromInline
