@@ -40,7 +40,7 @@ import PostgresNIO
 /// connection in use by the caller's own outer calls it would wait forever.
 ///
 /// **Round trips.** A read is `BEGIN`, its statements and `COMMIT`; a write
-/// adds the lock: 3 + its statements. ``PostgresDatabase/executeMany(_:_:)``
+/// adds the lock: 3 + its statements. ``PostgresDatabase/executeMany(_:count:row:)``
 /// of a single-row `INSERT` sends one statement per 65,535 parameters. A
 /// query's rows are all received before the first is handed to the caller.
 package final class PostgresConnections: SQLConnections {

@@ -6,7 +6,7 @@ import PostgresNIO
 /// as the shared SQL engine uses it. Statements use `?` parameters, which
 /// become `$1`, `$2`, … (``PostgresSQLText/numberingParameters(_:)``); values
 /// are bound as ``PostgresValues`` describes. Every call is one round trip
-/// to the server, except ``executeMany(_:_:)`` of an `INSERT`, which sends
+/// to the server, except ``executeMany(_:count:row:)`` of an `INSERT`, which sends
 /// many rows per statement. Every error is a ``StoreError``.
 package struct PostgresDatabase: SQLDatabase {
     let connection: PostgresConnection
@@ -23,20 +23,30 @@ package struct PostgresDatabase: SQLDatabase {
         return try run(numbered.sql, arguments, original: sql).metadata.rows ?? 0
     }
 
-    package func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
-        guard rows.count > 1, let insert = PostgresSQLText.singleRowInsert(sql) else {
-            for arguments in rows { try execute(sql, arguments) }
+    package func executeMany(_ sql: String, count: Int, row: (Int, inout [StoreValue]) throws -> Void) throws {
+        var arguments: [StoreValue] = []
+        guard count > 1, let insert = PostgresSQLText.singleRowInsert(sql) else {
+            for index in 0..<count {
+                arguments.removeAll(keepingCapacity: true)
+                try row(index, &arguments)
+                try execute(sql, arguments)
+            }
             return
         }
-        let parametersPerRow = max(1, rows[0].count)
-        let rowsPerStatement = max(1, Self.maximumParameters / parametersPerRow)
-        var start = 0
-        while start < rows.count {
-            let end = min(rows.count, start + rowsPerStatement)
-            let chunk = rows[start..<end]
-            let statement = insert.head + repeatElement(insert.row, count: chunk.count).joined(separator: ", ")
+        // The first row tells how many parameters a row takes.
+        try row(0, &arguments)
+        let rowsPerStatement = max(1, Self.maximumParameters / max(1, arguments.count))
+        var next = 1, start = 0
+        while start < count {
+            let end = min(count, start + rowsPerStatement)
+            while next < end {
+                try row(next, &arguments)
+                next += 1
+            }
+            let statement = insert.head + repeatElement(insert.row, count: end - start).joined(separator: ", ")
             let numbered = PostgresSQLText.numberingParameters(statement)
-            try run(numbered.sql, Array(chunk.joined()), original: sql)
+            try run(numbered.sql, arguments, original: sql)
+            arguments.removeAll(keepingCapacity: true)
             start = end
         }
     }

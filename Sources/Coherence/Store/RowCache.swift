@@ -134,22 +134,28 @@ final class RowCache: Sendable {
 
     /// Records a committed change: `changed` rows are forgotten (reads that
     /// began earlier will not cache them), then `saved` snapshots cached.
-    func commit(changed: some Sequence<ManagedObjectID>, saved: some Sequence<Snapshot>) {
+    /// A change that would take the rows changed since the floor past
+    /// 10,000 raises the floor instead: reads that began earlier cache
+    /// nothing, and no row is recorded (a large save fills no table only to
+    /// empty it).
+    func commit(changed: some Collection<ManagedObjectID>, saved: some Collection<Snapshot>) {
         var garbage: [ManagedObjectID: Snapshot] = [:]
         defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             state.generation += 1
-            for id in changed {
-                state.changedAt[id] = state.generation
-                state.entries[id] = nil
-            }
-            for snapshot in saved {
-                state.changedAt[snapshot.objectID] = state.generation
-                state.entries[snapshot.objectID] = snapshot
-            }
-            if state.changedAt.count > 10_000 {
+            let recordsRows = state.changedAt.count + changed.count + saved.count <= 10_000
+            if !recordsRows {
                 state.floor = state.generation
                 state.changedAt = [:]
+            }
+            for id in changed {
+                if recordsRows { state.changedAt[id] = state.generation }
+                state.entries[id] = nil
+            }
+            state.entries.reserveCapacity(state.entries.count + saved.count)
+            for snapshot in saved {
+                if recordsRows { state.changedAt[snapshot.objectID] = state.generation }
+                state.entries[snapshot.objectID] = snapshot
             }
             if state.entries.count >= state.sweepThreshold { garbage = Self.sweep(&state) }
         }

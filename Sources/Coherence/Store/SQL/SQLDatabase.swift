@@ -177,9 +177,13 @@ package protocol SQLDatabase {
     /// Runs one statement; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [StoreValue]) throws -> Int
-    /// Runs one statement once per element of `rows` (each one statement's
-    /// arguments), as few round trips as the database allows.
-    func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws
+    /// Runs one statement `count` times, in as few round trips as the
+    /// database allows. `row(i, &arguments)` appends the arguments of the
+    /// i-th run to `arguments`, a buffer the database empties and reuses: a
+    /// large batch holds one run's arguments at a time (or, where several
+    /// runs go to the server as one statement, those runs'), not an array
+    /// per run.
+    func executeMany(_ sql: String, count: Int, row: (Int, inout [StoreValue]) throws -> Void) throws
     /// Runs a query and calls `body` with each row, in order. A row is valid
     /// only during its call.
     func forEachRow(_ sql: String, _ arguments: [StoreValue], _ body: (any SQLRow) throws -> Void) throws
@@ -195,6 +199,12 @@ package protocol SQLDatabase {
 }
 
 extension SQLDatabase {
+    /// Runs one statement once per element of `rows` (each one run's
+    /// arguments); see ``executeMany(_:count:row:)``.
+    package func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
+        try executeMany(sql, count: rows.count) { index, arguments in arguments += rows[index] }
+    }
+
     /// The first column of every row, as integers.
     package func int64s(_ sql: String, _ arguments: [StoreValue] = []) throws -> [Int64] {
         var values: [Int64] = []

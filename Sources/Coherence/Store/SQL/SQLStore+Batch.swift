@@ -31,7 +31,9 @@ extension SQLStore {
             return try write { db in
                 let ids = try reserveKeys(rows.count, for: entity, in: db)
                 var destinations = Set<ManagedObjectID>()
-                try db.executeMany(sql(entity).insert, zip(ids, rows).map { insertValues(id: $0, values: $1, entity: entity) })
+                try db.executeMany(sql(entity).insert, count: rows.count) { index, arguments in
+                    appendInsertValues(id: ids[index], values: rows[index], entity: entity, to: &arguments)
+                }
                 for (id, row) in zip(ids, rows) {
                     for relationship in SQLSchema.toOne(entity) {
                         guard case .objectID(let destination) = row[relationship.index] else { continue }

@@ -104,7 +104,7 @@ extension SQLStore {
             // values a row that was not deleted may still hold.
             if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
             // The rows of each entity go in one batch (see `SQLDatabase.executeMany`).
-            var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [[StoreValue]])] = [:]
+            var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = [:]
             var order: [ObjectIdentifier] = []
             var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
             for insert in request.inserted {
@@ -116,13 +116,16 @@ extension SQLStore {
                     rows[key] = (insert.entity, [])
                     order.append(key)
                 }
-                rows[key]!.rows.append(insertValues(id: id, values: values, entity: insert.entity))
+                rows[key]!.rows.append((id, values))
                 if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
                 result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
             }
             for key in order {
-                let (entity, values) = rows.removeValue(forKey: key)!
-                try db.executeMany(sql(entity).insert, values)
+                let (entity, entityRows) = rows.removeValue(forKey: key)!
+                // Each row's arguments are made as it is written.
+                try db.executeMany(sql(entity).insert, count: entityRows.count) { index, arguments in
+                    appendInsertValues(id: entityRows[index].id, values: entityRows[index].values, entity: entity, to: &arguments)
+                }
             }
             for (id, entity, values) in joined {
                 try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
@@ -157,29 +160,29 @@ extension SQLStore {
         return values
     }
 
-    /// `before`, then the values of `entity`'s columns in the order of
-    /// ``SQLSchema``, then `after`: one statement's bindings, in one array.
-    private func columnValues(_ values: [StoreValue], entity: EntityDescription,
-                              before: [StoreValue] = [], after: [StoreValue] = []) -> [StoreValue] {
-        var columns: [StoreValue] = []
-        columns.reserveCapacity(before.count + values.count + after.count)
-        columns += before
+    /// Appends the values of `entity`'s columns, in the order of ``SQLSchema``.
+    private func appendColumnValues(_ values: [StoreValue], entity: EntityDescription, to columns: inout [StoreValue]) {
         for attribute in entity.storedAttributes { columns.append(values[attribute.index]) }
         for relationship in entity.relationships where !relationship.isToMany { columns.append(values[relationship.index]) }
-        columns += after
-        return columns
     }
 
-    /// The arguments of ``SQLStatements/insert`` for a new row (version 1).
-    func insertValues(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription) -> [StoreValue] {
-        columnValues(values, entity: entity, before: [.integer(id.key), .integer(1)])
+    /// Appends the arguments of ``SQLStatements/insert`` for a new row (version 1).
+    func appendInsertValues(id: ManagedObjectID, values: [StoreValue], entity: EntityDescription, to arguments: inout [StoreValue]) {
+        arguments.append(.integer(id.key))
+        arguments.append(.integer(1))
+        appendColumnValues(values, entity: entity, to: &arguments)
     }
 
     /// Writes a row's columns and bumps its version if the row is still at
     /// `expectedVersion`; returns the new version, or `nil` on a conflict.
     private func updateRow(id: ManagedObjectID, entity: EntityDescription, values: [StoreValue], expectedVersion: Int64,
                            in db: any SQLDatabase) throws -> Int64? {
-        try db.int64(sql(entity).update, columnValues(values, entity: entity, after: [.integer(id.key), .integer(expectedVersion)]))
+        var arguments: [StoreValue] = []
+        arguments.reserveCapacity(values.count + 2)
+        appendColumnValues(values, entity: entity, to: &arguments)
+        arguments.append(.integer(id.key))
+        arguments.append(.integer(expectedVersion))
+        return try db.int64(sql(entity).update, arguments)
     }
 
     /// The row as it is inside a write transaction.

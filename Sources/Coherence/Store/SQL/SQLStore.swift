@@ -15,7 +15,7 @@ import Foundation
 ///
 /// **Complexity:** reading one object is one indexed query; a fetch is one
 /// query; a save is one transaction with one statement per changed object
-/// (inserts of one entity go together, see ``SQLDatabase/executeMany(_:_:)``).
+/// (inserts of one entity go together, see ``SQLDatabase/executeMany(_:count:row:)``).
 package final class SQLStore: Sendable {
     /// The store's UUID, kept in its metadata.
     package let identifier: String

@@ -68,12 +68,15 @@ struct SQLiteDatabase: SQLDatabase {
         }
     }
 
-    func executeMany(_ sql: String, _ rows: [[StoreValue]]) throws {
-        guard !rows.isEmpty else { return }
+    func executeMany(_ sql: String, count: Int, row: (Int, inout [StoreValue]) throws -> Void) throws {
+        guard count > 0 else { return }
         try mapping {
             let statement = try statement(sql)
-            for row in rows {
-                try statement.withBindings(row) { try statement.execute() }
+            var arguments: [StoreValue] = []
+            for index in 0..<count {
+                arguments.removeAll(keepingCapacity: true)
+                try row(index, &arguments)
+                try statement.withBindings(arguments) { try statement.execute() }
             }
         }
     }
