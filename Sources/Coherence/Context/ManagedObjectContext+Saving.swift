@@ -36,8 +36,10 @@ extension ManagedObjectContext {
         if isScratch { applyDeleteRules() }
         post(name: ManagedObjectContext.willSaveObjectsNotification, userInfo: nil)
         processPendingChanges()
-        for object in tracker.inserted.union(tracker.deleted).union(updatedObjects) {
-            object.willSave()
+        // Inserted, deleted and updated objects are disjoint (their
+        // lifecycle tells them apart): no union to build.
+        for objects in [tracker.inserted, tracker.deleted, updatedObjects] {
+            for object in objects { object.willSave() }
         }
         processPendingChanges()
         guard hasChanges else {
@@ -69,6 +71,9 @@ extension ManagedObjectContext {
                 var request = StoreSaveRequest()
                 request.author = transactionAuthor
                 request.contextName = name
+                request.inserted.reserveCapacity(inserted.count)
+                request.updated.reserveCapacity(updated.count)
+                request.deleted.reserveCapacity(deleted.count)
                 for object in inserted {
                     request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
                 }
@@ -134,8 +139,8 @@ extension ManagedObjectContext {
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
                                        deleted: Set(deleted.map(\.objectID))))
-        for object in inserted.union(updated).union(deleted) {
-            object.didSave()
+        for objects in [inserted, updated, deleted] {
+            for object in objects { object.didSave() }
         }
         for object in deleted.union(discarded) {
             invalidate(object, notify: true)

@@ -66,6 +66,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let storedAttributes: [AttributeDescription]
     /// Whether some attribute is transient.
     var hasTransientAttributes: Bool { storedAttributes.count != attributes.count }
+    /// The property indexes of the entity's own columns, in column order:
+    /// the stored attributes, then the to-one relationships. Plain integers,
+    /// so that walking them per row retains nothing.
+    let columnPropertyIndexes: [Int]
     let indexByName: [String: Int]
     /// The model-building prototype, read (under `keyPathIndexes`' lock) to
     /// tell which property a key path reaches.
@@ -104,6 +108,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         precondition(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
         attributeSlots = attributes.map(AttributeSlotEntry.init)
         storedAttributes = attributes.filter { !$0.isTransient }
+        columnPropertyIndexes = storedAttributes.map(\.index) + relationships.filter { !$0.isToMany }.map(\.index)
         indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }

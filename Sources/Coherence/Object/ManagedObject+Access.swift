@@ -45,10 +45,12 @@ extension ManagedObject {
     final func _prepareForWrite(offset: Int) {
         if _access.contains(.prototype) { return }
         if _lifecycle.contains(.insertionUnannounced), let context = _contextRef {
-            #if DEBUG
-            context._assertOnQueue(touching: self)
-            #endif
-            context.derivationTouched(self)
+            Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
+                #if DEBUG
+                context._assertOnQueue(touching: self)
+                #endif
+                context.derivationTouched(self)
+            }
             return
         }
         guard let found = _withEntity({ $0.indexByOffset[offset] }) else {

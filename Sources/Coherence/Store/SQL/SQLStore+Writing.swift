@@ -6,8 +6,7 @@ extension SQLStore {
 
     package func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         try write { db in
-            let temporary = zip(objectIDs, entities).filter { $0.0.isTemporaryID }
-            let mapping = try reserveKeys(for: temporary, in: db)
+            let mapping = try reserveKeys(for: Array(zip(objectIDs, entities)), in: db)
             return objectIDs.map { mapping[$0] ?? $0 }
         }
     }
@@ -16,26 +15,52 @@ extension SQLStore {
     /// `Z_PRIMARYKEY` in one statement.
     func reserveKeys(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> [ManagedObjectID] {
         guard count > 0 else { return [] }
+        return try reserveKeyRange(count, for: entity, in: db).map { makeObjectID(entity.managedObjectClass, key: $0) }
+    }
+
+    /// The `count` (at least 1) consecutive primary keys of `entity` taken
+    /// from `Z_PRIMARYKEY` in one statement.
+    private func reserveKeyRange(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> ClosedRange<Int64> {
         let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
                                 [.integer(Int64(count)), .string(entity.rootEntity.name)])
         guard let last else { throw StoreError.unknownEntity(entity.name) }
-        return (last - Int64(count) + 1 ... last).map {
-            makeObjectID(entity.managedObjectClass, key: $0)
-        }
+        return last - Int64(count) + 1 ... last
     }
 
-    /// Permanent IDs for temporary ones: one key range per entity.
-    func reserveKeys(for temporary: [(ManagedObjectID, EntityDescription)], in db: any SQLDatabase) throws -> [ManagedObjectID: ManagedObjectID] {
-        var byEntity: [ObjectIdentifier: (entity: EntityDescription, ids: [ManagedObjectID])] = [:]
-        for (id, entity) in temporary {
-            byEntity[ObjectIdentifier(entity), default: (entity, [])].ids.append(id)
+    /// Permanent IDs for the temporary ones among `objects`: one key range
+    /// per entity, taken in the objects' order. Permanent IDs are skipped.
+    /// **Complexity:** O(objects × entities among them; a run of objects of
+    /// one entity costs O(1) each), plus one statement per entity.
+    func reserveKeys(for objects: some Collection<(ManagedObjectID, EntityDescription)>,
+                     in db: any SQLDatabase) throws -> [ManagedObjectID: ManagedObjectID] {
+        // Per entity: how many keys it needs, then the next of its range.
+        var ranges: [(entity: EntityDescription, count: Int, next: Int64)] = []
+        var current = 0
+        func range(of entity: EntityDescription) -> Int {
+            if current < ranges.count, ranges[current].entity === entity { return current }
+            if let found = ranges.firstIndex(where: { $0.entity === entity }) {
+                current = found
+            } else {
+                ranges.append((entity, 0, 0))
+                current = ranges.count - 1
+            }
+            return current
+        }
+        var total = 0
+        for (id, entity) in objects where id.isTemporaryID {
+            ranges[range(of: entity)].count += 1
+            total += 1
+        }
+        guard total > 0 else { return [:] }
+        for index in ranges.indices {
+            ranges[index].next = try reserveKeyRange(ranges[index].count, for: ranges[index].entity, in: db).lowerBound
         }
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        mapping.reserveCapacity(temporary.count)
-        for (entity, ids) in byEntity.values {
-            for (temporaryID, permanentID) in zip(ids, try reserveKeys(ids.count, for: entity, in: db)) {
-                mapping[temporaryID] = permanentID
-            }
+        mapping.reserveCapacity(total)
+        for (id, entity) in objects where id.isTemporaryID {
+            let index = range(of: entity)
+            mapping[id] = makeObjectID(entity.managedObjectClass, key: ranges[index].next)
+            ranges[index].next += 1
         }
         return mapping
     }
@@ -52,8 +77,7 @@ extension SQLStore {
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
-            result.permanentIDs = try reserveKeys(
-                for: request.inserted.filter(\.objectID.isTemporaryID).map { ($0.objectID, $0.entity) }, in: db)
+            result.permanentIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
             let mapping = result.permanentIDs
             result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
             var conflicts: [StoreConflictError.Conflict] = []
@@ -162,8 +186,7 @@ extension SQLStore {
 
     /// Appends the values of `entity`'s columns, in the order of ``SQLSchema``.
     private func appendColumnValues(_ values: [StoreValue], entity: EntityDescription, to columns: inout [StoreValue]) {
-        for attribute in entity.storedAttributes { columns.append(values[attribute.index]) }
-        for relationship in entity.relationships where !relationship.isToMany { columns.append(values[relationship.index]) }
+        for index in entity.columnPropertyIndexes { columns.append(values[index]) }
     }
 
     /// Appends the arguments of ``SQLStatements/insert`` for a new row (version 1).
