@@ -1,10 +1,12 @@
-"""Turns one benchmark run (ordo-one/benchmark's jsonSmallerIsBetter export)
+"""Turns one benchmark run (ordo-one/benchmark's histogramPercentiles export)
 into BENCHMARKS.md: each workload beside its baseline from the same run, the
 ratio, the bar it must reach and the aim, the machine, and an SVG plot of the parent-watching-child
 scaling; with the instruction counts written by `Benchmarks/instructions`,
 the insert, fetch and change ratios counted in instructions too.
-Usage: report.py RESULTS.json BENCHMARKS.md PLOT.svg [INSTRUCTIONS.json]"""
+Usage: report.py RESULTS BENCHMARKS.md PLOT.svg [INSTRUCTIONS.json], RESULTS being the folder of the
+benchmark run's `--format histogramPercentiles` export."""
 
+import functools
 import json
 import os
 import platform
@@ -17,22 +19,51 @@ UNITS = {"ns": 1e-3, "μs": 1.0, "us": 1.0, "ms": 1e3, "s": 1e6}
 COUNTS = {"#": 1, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
-def load(path):
-    """{benchmark: {metric: value}}, times in microseconds. A name ending in
-    "(N toggles)" is scaled to 1,000 toggles and loses that suffix."""
-    results = {}
-    for entry in json.load(open(path)):
-        name, _, metric = entry["name"].rpartition(" - ")
-        value = entry["value"]
-        if metric.startswith("Time"):
-            value *= UNITS.get(entry["unit"], 1.0)
+class Results(dict):
+    """{benchmark: {metric: value}}, looked up by the benchmark's name as
+    written in Benchmarks/ ("insert/GRDB records"), which the export files
+    spell with underscores ("insert_GRDB_records")."""
+
+    @staticmethod
+    def key(name):
+        return name.replace("/", "_").replace(" ", "_")
+
+    def get(self, name, default=None):
+        return super().get(Results.key(name), default)
+
+
+def load(directory, percentile):
+    """One percentile of every benchmark's metrics, from ordo-one/benchmark's
+    `histogramPercentiles` export (a TSV per benchmark and metric, named
+    `BASELINE.TARGET.NAME.METRIC.histogram.percentiles.tsv`, holding the
+    percentiles 0 to 100 in the unit its header names). Times in
+    microseconds under "time"; other metrics under their description,
+    counted in ones. A name ending in "(N toggles)" is scaled to 1,000
+    toggles and loses that suffix."""
+    results = Results()
+    suffix = ".histogram.percentiles.tsv"
+    for file in sorted(os.listdir(directory)):
+        if not file.endswith(suffix):
+            continue
+        parts = file[:-len(suffix)].split(".")
+        name = ".".join(parts[2:-1])
+        lines = open(os.path.join(directory, file)).read().splitlines()
+        header = lines[0].split("\t", 1)[1]
+        values = dict(line.split("\t") for line in lines[1:] if "\t" in line)
+        value = float(values[str(percentile)])
+        unit = re.search(r"\(([^()]*)\) \*$", header)
+        unit = unit.group(1) if unit else "#"
+        description = re.sub(r"( \([^()]*\))? \*$", "", header)
+        if description.startswith("Time"):
+            value *= UNITS.get(unit, 1.0)
             metric = "time"
-            toggles = re.search(r" \((\d+) toggles\)$", name)
+            toggles = re.search(r"_\((\d+)_toggles\)$", name)
             if toggles:
                 value *= 1000 / int(toggles.group(1))
         else:
-            value *= COUNTS.get(entry["unit"], 1)
-        name = re.sub(r" \(\d+ toggles\)$", "", name)
+            value *= COUNTS.get(unit, 1)
+            metric = description
+        name = re.sub(r"_\(\d+_toggles\)$", "", name)
         results.setdefault(name, {})[metric] = value
     return results
 
@@ -52,13 +83,20 @@ def fmt_time(us):
 
 
 def ratio_row(results, workload, subject, baseline, baseline_label, must, aim, higher_is_better=False,
-              instructions=None):
-    """One row of the goals table: the ratio against the issue's two bars,
-    the one it must reach and the one it aims for. `instructions`, if given,
-    is the ratio of the same two sides counted in instructions, shown beside
-    the time ratio."""
+              instructions=None, slowest=None):
+    """One row of the goals table: the ratio of the medians against the
+    issue's two bars, the one it must reach and the one it aims for. Beside
+    it, the ratio of the slowest iterations (from `slowest`, the same run's
+    maxima) and, if given, `instructions`: the ratio of the same two sides
+    counted in instructions."""
     s, b = time(results, subject), time(results, baseline)
-    counted = f" (instructions: {instructions:,.2f})" if instructions is not None else ""
+    extra = []
+    if slowest is not None and time(slowest, subject) and time(slowest, baseline):
+        slow = time(slowest, baseline) / time(slowest, subject) if higher_is_better else time(slowest, subject) / time(slowest, baseline)
+        extra.append(f"slowest: {slow:,.2f}")
+    if instructions is not None:
+        extra.append(f"instructions: {instructions:,.2f}")
+    counted = f" ({'; '.join(extra)})" if extra else ""
     sign = "≥" if higher_is_better else "≤"
     bars = f"{sign} {must:,g} | " + (f"{sign} {aim:,g}" if aim is not None else "–")
     if s is None or b is None:
@@ -264,35 +302,39 @@ def plot(results, path):
 
 def main():
     results_path, markdown_path, plot_path = sys.argv[1:4]
-    r = load(results_path)
+    # Medians for the ratios: with ten iterations on a shared machine, the
+    # slowest one is often a single outlier. The slowest are shown beside.
+    r = load(results_path, 50)
+    slow = load(results_path, 100)
+    row = functools.partial(ratio_row, slowest=slow)
     counted = load_instructions(sys.argv[4] if len(sys.argv) > 4 else None)
     rows = [
-        ratio_row(r, "Insert 50,000 objects (ten Int64 attributes), save once, new SQLite file", "insert/Coherence",
+        row(r, "Insert 50,000 objects (ten Int64 attributes), save once, new SQLite file", "insert/Coherence",
                   "insert/GRDB", "raw GRDB, one prepared statement, one transaction", 2.0, 1.5,
                   instructions=instruction_ratio(counted, "insert", "Coherence")),
-        ratio_row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
+        row(r, "Fetch 200,000 such objects, read every attribute", "fetch/Coherence", "fetch/GRDB",
                   "GRDB `Row.fetchCursor`, columns by position", 2.5, 2.0,
                   instructions=instruction_ratio(counted, "fetch", "Coherence")),
-        ratio_row(r, "PostgreSQL: insert 50,000 objects, save once, new schema", "insert/Postgres Coherence",
+        row(r, "PostgreSQL: insert 50,000 objects, save once, new schema", "insert/Postgres Coherence",
                   "insert/Postgres raw", "raw postgres-nio, multi-row INSERTs, one transaction", 2.0, 1.5),
-        ratio_row(r, "PostgreSQL: fetch 200,000 such objects, read every attribute", "fetch/Postgres Coherence",
+        row(r, "PostgreSQL: fetch 200,000 such objects, read every attribute", "fetch/Postgres Coherence",
                   "fetch/Postgres raw", "postgres-nio, one SELECT, rows decoded into Int64s", 2.5, 2.0),
-        ratio_row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
+        row(r, "Change 100,000 objects, one `processPendingChanges()` and its notification", "change/Coherence",
                   "change/plain", "plain Swift class mutated and recorded in a Set", 5.0, 3.0,
                   instructions=instruction_ratio(counted, "change", "Coherence", baseline="plain")),
-        ratio_row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
+        row(r, "View context (with a fetched results controller) merges a background save of 10,000 updated objects",
                   "merge/merge", "merge/save", "the save itself", 1.5, 1.0),
-        ratio_row(r, "Parent watching child, derived attribute: 10,000 servers vs 10", "watch/derived 10000",
+        row(r, "Parent watching child, derived attribute: 10,000 servers vs 10", "watch/derived 10000",
                   "watch/derived 10", "the same at 10 servers", 1.5, 1.2),
-        ratio_row(r, "Parent watching child at 10,000 servers: derived attribute vs the seed pattern (speed-up)",
+        row(r, "Parent watching child at 10,000 servers: derived attribute vs the seed pattern (speed-up)",
                   "watch/derived 10000", "watch/pattern 10000", "each server observes every change and refilters",
                   1000, None, higher_is_better=True),
-        ratio_row(r, "Fetch 20 of 10,000 objects sorted by a String (`fetchLimit = 20`), 100 times", "sortedFetch/Coherence",
+        row(r, "Fetch 20 of 10,000 objects sorted by a String (`fetchLimit = 20`), 100 times", "sortedFetch/Coherence",
                   "sortedFetch/unsorted", "the same without the sort", 1.5, None),
-        ratio_row(r, "Fetched results controller, 1,000 single-object changes in 100,000 objects vs 1,000", "frc/100000", "frc/1000",
+        row(r, "Fetched results controller, 1,000 single-object changes in 100,000 objects vs 1,000", "frc/100000", "frc/1000",
                   "the same at 1,000", 2.0, None),
     ]
-    stall = r.get("merge/automatic", {})
+    stall = slow.get("merge/automatic", {})
     stall_us = next((v for k, v in stall.items() if k.startswith("longest stall")), None)
     fault = r.get("faults/Coherence", {}).get("bytes per object")
     ids = r.get("faults/[Int64]", {}).get("bytes per object")
@@ -300,8 +342,9 @@ def main():
         "# Benchmarks",
         "",
         "Written by `Benchmarks/report` from one run of the benchmark package (`Benchmarks/`, ordo-one/benchmark):",
-        "every workload ran beside its baseline in the same invocation. Times are the p99 of the run's iterations",
-        "(with few iterations, the slowest run) on both sides of each ratio. The seed pattern runs fewer toggles per",
+        "every workload ran beside its baseline in the same invocation. Times are the medians of the run's iterations",
+        "on both sides of each ratio; the ratio of the slowest iterations is shown beside it (on this shared machine",
+        "the slowest of ten is often a single outlier, on either side). The seed pattern runs fewer toggles per",
         "iteration at 1,000 and 10,000 servers (100 and 10); its times are scaled to 1,000 toggles.",
         "Regenerate with `Benchmarks/report`." + (
             " The ratios in parentheses count instructions instead (valgrind's callgrind, `Benchmarks/instructions`,"

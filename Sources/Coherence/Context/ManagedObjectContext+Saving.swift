@@ -139,9 +139,11 @@ extension ManagedObjectContext {
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
                                        deleted: Set(deleted.map(\.objectID))))
-        for objects in [inserted, updated, deleted] {
-            for object in objects { object.didSave() }
-        }
+        // Once per object: an object reinserted by one round of conflict
+        // resolution and deleted by a later one is in two of the sets.
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
+        for object in deleted where inserted.isEmpty || !inserted.contains(object) { object.didSave() }
         for object in deleted.union(discarded) {
             invalidate(object, notify: true)
         }

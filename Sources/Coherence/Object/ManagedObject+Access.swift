@@ -79,13 +79,21 @@ extension ManagedObject {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
         }
-        // Borrowed: the context outlives every call it makes on its queue.
-        Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
-            #if DEBUG
-            context._assertOnQueue(touching: self)
-            #endif
+        #if DEBUG
+        context._assertOnQueue(touching: self)
+        #endif
+        // Firing a fault calls `awakeFromFetch()`, and an announced write
+        // calls Observation's handlers: code that may let go of the context,
+        // which `context` holds until they return.
+        if announce || _access.contains(.fault) {
             if _access.contains(.fault) { context._fulfillFault(self) }
             context._recordWrite(of: self, property: index, announce: announce)
+            return
+        }
+        // A property setter's write runs no user code until it returns:
+        // the context is borrowed, not retained.
+        Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
+            context._recordWrite(of: self, property: index, announce: false)
         }
     }
 

@@ -190,42 +190,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         return !_lifecycle.isEmpty || _hasChangedValues
     }
 
-    final var _hasChangedValues: Bool {
-        guard let entity = _entity, _hasChangedProperties else { return false }
-        return _changedProperties.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
-    }
-
-    /// The properties whose values differ from the committed ones, by name.
-    /// For an inserted object, every property that has a value. Attribute
-    /// values are their Swift values, to-one relationships the related object,
-    /// to-many relationships a `Set<ManagedObject>`; `nil` is `NSNull()`.
-    /// As in Core Data, only persistent properties are reported, not
-    /// transient attributes (``AttributeOption/transient``), whose changes
-    /// still make the object updated.
-    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/changedvalues()>
-    public final func changedValues() -> [String: Any] {
-        guard let entity = _entity, _contextRef != nil else { return [:] }
-        var result: [String: Any] = [:]
-        let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_changedProperties)
-        for index in indexes where index >= entity.attributes.count || !entity.attributes[index].isTransient {
-            guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
-            if !isInserted, current == _committedStoreValue(at: index) { continue }
-            result[entity.propertyName(at: index)] = _swiftValue(current, at: index, entity: entity)
-        }
-        return result
-    }
-
-    /// The names of the persistent properties ``changedValues()`` reports,
-    /// without their values (for persistent history).
-    final func _changedPropertyNames() -> [String] {
-        guard let entity = _entity else { return [] }
-        return _changedProperties.compactMap { index in
-            if index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
-            guard let current = _currentStoreValue(at: index, entity: entity), current != _committedStoreValue(at: index) else { return nil }
-            return entity.propertyName(at: index)
-        }
-    }
-
     /// The last saved values of the named properties (all properties for
     /// `nil`), in the form ``changedValues()`` uses. Empty for an object that
     /// was never saved.

@@ -134,10 +134,10 @@ final class RowCache: Sendable {
 
     /// Records a committed change: `changed` rows are forgotten (reads that
     /// began earlier will not cache them), then `saved` snapshots cached.
-    /// A change that would take the rows changed since the floor past
-    /// 10,000 raises the floor instead: reads that began earlier cache
-    /// nothing, and no row is recorded (a large save fills no table only to
-    /// empty it).
+    /// When the rows recorded since the floor and this change's rows come
+    /// to more than 10,000 (a row in both counted twice), the floor is
+    /// raised instead: reads that began earlier cache nothing, and no row is
+    /// recorded (a large save fills no table only to empty it).
     func commit(changed: some Collection<ManagedObjectID>, saved: some Collection<Snapshot>) {
         var garbage: [ManagedObjectID: Snapshot] = [:]
         defer { _ = garbage } // freed after the lock is released

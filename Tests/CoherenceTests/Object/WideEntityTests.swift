@@ -114,6 +114,49 @@ struct WideEntityTests {
         }
     }
 
+    /// The last property of the inline masks (31), the first of the extras
+    /// (32), and the two sides of the extras' second word (63, 64).
+    @Test(arguments: StoreKind.allCases) func writesAtTheMasksBoundariesAreAnnouncedAndRolledBack(store: StoreKind) throws {
+        let context = Self.context(try Self.coordinator(store))
+        let log = context.performAndWait { ChangeLog(context) }
+        try context.performAndWait {
+            let record = WideRecord(context: context)
+            try context.save()
+            for (position, keyPath) in [\WideRecord.a31, \WideRecord.a32, \WideRecord.a63, \WideRecord.a64].enumerated() {
+                log.clear()
+                record[keyPath: keyPath] = position + 1
+                #expect(record.isUpdated)
+                context.processPendingChanges()
+                #expect(log.last?.updated == [record], "write \(position) announced")
+                log.clear()
+                context.rollback()
+                #expect(record[keyPath: keyPath] == 0)
+                #expect(!record.hasChanges && record.changedValues().isEmpty)
+                #expect(log.last?.updated == [record], "the rollback announced")
+            }
+        }
+    }
+
+    /// `refresh(_:mergeChanges: false)` discards the object's changes, those
+    /// past the 32nd property included; `mergeChanges: true` keeps them.
+    /// https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/refresh(_:mergechanges:)
+    @Test(arguments: StoreKind.allCases) func refreshKeepsOrDiscardsChangesPastThe32ndProperty(store: StoreKind) throws {
+        let context = Self.context(try Self.coordinator(store))
+        try context.performAndWait {
+            let record = WideRecord(context: context)
+            try context.save()
+            record.a40 = 4
+            record.a66 = 6
+            context.refresh(record, mergeChanges: true)
+            #expect(Set(record.changedValues().keys) == ["a40", "a66"])
+            #expect(record.a40 == 4 && record.a66 == 6)
+            context.refresh(record, mergeChanges: false)
+            #expect(record.isFault)
+            #expect(record.a40 == 0 && record.a66 == 0)
+            #expect(!record.hasChanges && !context.hasChanges)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func aRelationshipPastThe64thPropertyToAnotherContextFailsTheSave(store: StoreKind) throws {
         let coordinator = try Self.coordinator(store)
         let context = Self.context(coordinator)

@@ -112,51 +112,6 @@ struct PersistentHistoryTests {
         #expect(changes.count == 2)
     }
 
-    /// Changes to consecutive rows share a change row only when they are
-    /// alike: updates of different properties, and deletions each with its
-    /// tombstone, read back one by one, in order.
-    @Test(arguments: StoreKind.databases)
-    func changesOfConsecutiveRowsKeepTheirOwnDetails(store kind: StoreKind) throws {
-        let database = try TestDatabase.new(kind)
-        let context = Self.context(try Self.coordinator(database))
-        let bookmarks = try context.performAndWait {
-            let bookmarks = (1...4).map { number in
-                let bookmark = HistoryBookmark(context: context)
-                bookmark.remoteID = "r\(number)"
-                return bookmark
-            }
-            try context.save()
-            return bookmarks
-        }
-        let inserted = try #require(try Self.history(context, after: nil).last)
-        let keys = inserted.changes?.map(\.changedObjectID.key) ?? []
-        #expect(Set(inserted.changes?.map(\.changedObjectID) ?? []) == Set(bookmarks.map(\.objectID)) && keys == keys.sorted(),
-                "one change per object, in key order")
-        #expect(Set(inserted.changes?.map(\.changeID) ?? []).count == 4, "each change has its own number")
-
-        try context.performAndWait {
-            bookmarks[0].title = "a"
-            bookmarks[1].visits = 1
-            bookmarks[2].title = "c"
-            bookmarks[3].title = "d"
-            try context.save()
-        }
-        let updated = try #require(try Self.history(context, after: inserted.token).last)
-        let byObject = Dictionary(uniqueKeysWithValues: (updated.changes ?? []).map { ($0.changedObjectID, $0.updatedProperties) })
-        #expect(byObject == [bookmarks[0].objectID: ["title"], bookmarks[1].objectID: ["visits"],
-                             bookmarks[2].objectID: ["title"], bookmarks[3].objectID: ["title"]])
-
-        try context.performAndWait {
-            for bookmark in bookmarks { context.delete(bookmark) }
-            try context.save()
-        }
-        let deleted = try #require(try Self.history(context, after: updated.token).last)
-        let tombstones = Dictionary(uniqueKeysWithValues: (deleted.changes ?? []).map { ($0.changedObjectID, $0.tombstone) })
-        #expect(tombstones == Dictionary(uniqueKeysWithValues: bookmarks.enumerated().map {
-            ($1.objectID, ["remoteID": StoreValue.string("r\($0 + 1)")] as [String: StoreValue]?)
-        }))
-    }
-
     @Test(arguments: StoreKind.databases)
     func aBatchUpdateAndABatchDeleteWriteOneTransactionEach(store kind: StoreKind) throws {
         let database = try TestDatabase.new(kind)
