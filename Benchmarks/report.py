@@ -381,7 +381,7 @@ def main():
                   ("fetch", 200_000, "Fetch {rows} items, read every column"),
               ]),
               ""]
-    lines += remote_changes_section(r, counted, os.path.dirname(results_path))
+    lines += remote_changes_section(r, counted, results_path)
     lines += postgres_section(r)
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]
