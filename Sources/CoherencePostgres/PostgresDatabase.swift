@@ -36,6 +36,15 @@ package struct PostgresDatabase: SQLDatabase {
         // The first row tells how many parameters a row takes.
         try row(0, &arguments)
         let rowsPerStatement = max(1, Self.maximumParameters / max(1, arguments.count))
+        // Every full statement has the same text: numbered once.
+        var fullStatement: String?
+        func statement(rows: Int) -> String {
+            if rows == rowsPerStatement, let fullStatement { return fullStatement }
+            let text = PostgresSQLText.numberingParameters(
+                insert.head + repeatElement(insert.row, count: rows).joined(separator: ", ")).sql
+            if rows == rowsPerStatement { fullStatement = text }
+            return text
+        }
         var next = 1, start = 0
         while start < count {
             let end = min(count, start + rowsPerStatement)
@@ -43,9 +52,7 @@ package struct PostgresDatabase: SQLDatabase {
                 try row(next, &arguments)
                 next += 1
             }
-            let statement = insert.head + repeatElement(insert.row, count: end - start).joined(separator: ", ")
-            let numbered = PostgresSQLText.numberingParameters(statement)
-            try run(numbered.sql, arguments, original: sql)
+            try run(statement(rows: end - start), arguments, original: sql)
             arguments.removeAll(keepingCapacity: true)
             start = end
         }

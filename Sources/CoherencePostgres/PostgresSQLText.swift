@@ -24,7 +24,7 @@ package enum PostgresSQLText {
                 case UInt8(ascii: "?"):
                     count += 1
                     result.append(UInt8(ascii: "$"))
-                    result.append(contentsOf: String(count).utf8)
+                    appendDecimal(count, to: &result)
                     previous = UInt8(ascii: " ")
                     continue
                 case UInt8(ascii: "'"): state = .string
@@ -56,6 +56,19 @@ package enum PostgresSQLText {
 
     private enum State {
         case code, string, identifier, lineComment, blockComment
+    }
+
+    /// Appends the decimal digits of `number` (at least 1), without making a
+    /// string for them.
+    private static func appendDecimal(_ number: Int, to bytes: inout [UInt8]) {
+        var divisor = 1
+        while divisor <= number / 10 { divisor *= 10 }
+        var rest = number
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// The parts of a single-row `INSERT INTO t (a, b) VALUES (?, ?)`

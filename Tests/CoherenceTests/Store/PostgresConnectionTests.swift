@@ -152,6 +152,10 @@ struct PostgresConnectionTests {
             == ("SELECT $1 -- why?\n, $2 /* what? */ , $3", 3))
         #expect(PostgresSQLText.numberingParameters("SELECT \"x\"\"?\", ?") == ("SELECT \"x\"\"?\", $1", 1))
         #expect(PostgresSQLText.numberingParameters("SELECT 1") == ("SELECT 1", 0))
+        // Numbers of every width, as a large multi-row insert has them.
+        let many = PostgresSQLText.numberingParameters(Array(repeating: "?", count: 10_001).joined(separator: ","))
+        #expect(many.count == 10_001)
+        #expect(many.sql == (1...10_001).map { "$\($0)" }.joined(separator: ","))
     }
 
     @Test("A single-row INSERT is recognized for multi-row batching; other statements are not")
