@@ -48,9 +48,7 @@ extension ManagedObjectContext {
         }
         relationship.access.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
         if let snapshot = object._snapshot, case .toManyFault = snapshot.values[relationship.index] {
-            var values = snapshot.values
-            values[relationship.index] = .objectIDs(ids)
-            object._snapshot = Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
+            object._snapshot = snapshot.replacingValues { $0[relationship.index] = .objectIDs(ids) }
         }
         return ids
     }

@@ -94,7 +94,7 @@ extension ManagedObjectContext {
 
     private func mergeConflict(_ conflict: StoreConflictError.Conflict, object: ManagedObject) -> MergeConflict {
         let entity = object._entity!
-        func dictionary(_ values: [StoreValue]) -> [String: StoreValue] {
+        func dictionary<Values: RandomAccessCollection<StoreValue>>(_ values: Values) -> [String: StoreValue] where Values.Index == Int {
             var result: [String: StoreValue] = [:]
             for index in 0..<entity.propertyCount where values[index] != .toManyFault {
                 result[entity.propertyName(at: index)] = values[index]

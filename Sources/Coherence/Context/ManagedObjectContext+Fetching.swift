@@ -176,9 +176,7 @@ extension ManagedObjectContext {
             let ids = Set(destinations.map(\.objectID))
             if owner.isFault {
                 guard let snapshot = owner._snapshot else { continue }
-                var values = snapshot.values
-                values[Self.relationship(relationship, of: owner).index] = .objectIDs(ids)
-                owner._snapshot = Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
+                owner._snapshot = snapshot.replacingValues { $0[Self.relationship(relationship, of: owner).index] = .objectIDs(ids) }
             } else {
                 _ = _loadToManyFault(of: owner, Self.relationship(relationship, of: owner), knownIDs: ids)
             }

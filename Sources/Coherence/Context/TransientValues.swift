@@ -36,11 +36,11 @@ extension Snapshot {
     /// This committed snapshot with `object`'s current transient values in
     /// place of the initial values the store returned.
     func keepingTransientValues(of object: ManagedObject, entity: EntityDescription) -> Snapshot {
-        var values = self.values
-        for attribute in entity.attributes where attribute.isTransient {
-            if let current = try? attribute.storeValue(of: object) { values[attribute.index] = current }
+        replacingValues { values in
+            for attribute in entity.attributes where attribute.isTransient {
+                if let current = try? attribute.storeValue(of: object) { values[attribute.index] = current }
+            }
         }
-        return Snapshot(objectID: objectID, values: values, version: version)
     }
 
     /// This snapshot with the transient values of `previous` (the object's
@@ -48,10 +48,10 @@ extension Snapshot {
     /// there, which must not replace what a context keeps.
     func keepingTransientValues(of previous: Snapshot?, entity: EntityDescription) -> Snapshot {
         guard let previous, entity.hasTransientAttributes else { return self }
-        var values = self.values
-        for attribute in entity.attributes where attribute.isTransient {
-            values[attribute.index] = previous.values[attribute.index]
+        return replacingValues { values in
+            for attribute in entity.attributes where attribute.isTransient {
+                values[attribute.index] = previous.values[attribute.index]
+            }
         }
-        return Snapshot(objectID: objectID, values: values, version: version)
     }
 }

@@ -37,7 +37,7 @@ final class RowCache: Sendable {
         defer { _ = garbage } // freed after the lock is released
         return state.withLock { state in
             guard let index = state.entries.index(forKey: id) else { return nil }
-            if isKnownUniquelyReferenced(&state.entries.values[index]) {
+            if isKnownUniquelyReferenced(&state.entries.values[index].storage) {
                 garbage = state.entries.remove(at: index).value
                 return nil
             }
@@ -100,7 +100,7 @@ final class RowCache: Sendable {
         var used: [Dictionary<ManagedObjectID, Snapshot>.Index] = []
         var index = state.entries.startIndex
         while index != state.entries.endIndex {
-            if isKnownUniquelyReferenced(&state.entries.values[index]) { unused.append(index) } else { used.append(index) }
+            if isKnownUniquelyReferenced(&state.entries.values[index].storage) { unused.append(index) } else { used.append(index) }
             state.entries.formIndex(after: &index)
         }
         var garbage: [ManagedObjectID: Snapshot] = [:]

@@ -232,7 +232,7 @@ final class LooseFormStore: PersistentStore {
 
     private func loosen(_ snapshot: Snapshot) -> Snapshot {
         guard let entity = model.entitiesByName[snapshot.objectID.entityName] else { return snapshot }
-        var values = snapshot.values
+        var values = Array(snapshot.values)
         for attribute in entity.attributes {
             let value = rewrite(attribute, values[attribute.index])
             if value != values[attribute.index] { rewritten.withLock { $0 += 1 } }

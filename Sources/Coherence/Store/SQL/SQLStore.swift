@@ -185,27 +185,27 @@ package final class SQLStore: Sendable {
         if entity.isInHierarchy || entity.referencesHierarchy { return try hierarchySnapshot(from: row, entity: entity, offset: offset) }
         let key = row.int64(offset)
         let version = row.int64(offset + 1)
-        var values: [StoreValue] = []
-        values.reserveCapacity(entity.propertyCount)
         var column = offset + 2
-        for (index, slot) in entity.attributeSlots.enumerated() {
-            if slot.isTransient {
-                // No column: a loaded object has the declared initial value.
-                values.append(entity.attributes[index].defaultValue ?? .null)
-                continue
-            }
-            values.append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
-            column += 1
-        }
-        for relationship in entity.relationships {
-            if relationship.isToMany {
-                values.append(.toManyFault)
-            } else {
-                values.append(try toOneValue(row, column, relationship: relationship, destination: relationship.destinationType, entity: entity))
+        return try Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), version: version,
+                            capacity: entity.propertyCount) { append in
+            for (index, slot) in entity.attributeSlots.enumerated() {
+                if slot.isTransient {
+                    // No column: a loaded object has the declared initial value.
+                    append(entity.attributes[index].defaultValue ?? .null)
+                    continue
+                }
+                append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
                 column += 1
             }
+            for relationship in entity.relationships {
+                if relationship.isToMany {
+                    append(.toManyFault)
+                } else {
+                    append(try toOneValue(row, column, relationship: relationship, destination: relationship.destinationType, entity: entity))
+                    column += 1
+                }
+            }
         }
-        return Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), values: values, version: version)
     }
 
     /// The value of attribute `index` in `column`.
