@@ -16,7 +16,7 @@
 /// **Complexity:** lookups and insertions are O(1) amortized; an eviction is
 /// O(registered objects), and runs only after the map doubled (or when asked).
 struct IdentityMap {
-    private var entries: [ManagedObjectID: ManagedObject] = [:]
+    private var entries = ObjectIDTable<ManagedObject>()
     private var evictionThreshold = 1024
     /// IDs whose faults stay registered even when nothing holds them: those
     /// that observers watch by ID.
@@ -36,22 +36,16 @@ struct IdentityMap {
 
     /// Every registered object, faults nothing else holds included.
     var objects: [ManagedObject] {
-        Array(entries.values)
+        entries.allValues
     }
 
     /// Removes the faults that only this map holds and returns them (the
     /// caller forgets what it recorded about them, then lets them go).
     mutating func evictUnreferencedFaults() -> [ManagedObject] {
-        var evicted: [ManagedObjectID] = []
-        var index = entries.startIndex
-        while index != entries.endIndex {
-            if entries.values[index].isFault, isKnownUniquelyReferenced(&entries.values[index]) {
-                let id = entries.keys[index]
-                if !isPinned(id) { evicted.append(id) }
-            }
-            entries.formIndex(after: &index)
+        let isPinned = isPinned
+        let objects = entries.removeAll { id, object in
+            object.isFault && isKnownUniquelyReferenced(&object) && !isPinned(id)
         }
-        let objects = evicted.compactMap { entries.removeValue(forKey: $0) }
         evictionThreshold = max(1024, entries.count * 2)
         return objects
     }
@@ -59,8 +53,8 @@ struct IdentityMap {
     /// Removes and returns the object registered under `id` if it is a fault
     /// only this map holds: for objects just turned into faults.
     mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) -> ManagedObject? {
-        guard entries[id]?.isFault == true, !isPinned(id), isKnownUniquelyReferenced(&entries[id]!) else { return nil }
-        return entries.removeValue(forKey: id)
+        guard !isPinned(id) else { return nil }
+        return entries.removeValue(forKey: id) { object in object.isFault && isKnownUniquelyReferenced(&object) }
     }
 
     /// Makes room for `additional` more objects without rehashing.
@@ -69,7 +63,7 @@ struct IdentityMap {
     }
 
     mutating func removeAll() {
-        entries = [:]
+        entries = ObjectIDTable()
         evictionThreshold = 1024
     }
 }

@@ -17,7 +17,7 @@
 /// O(cached snapshots), and runs after as many insertions).
 final class RowCache: Sendable {
     private struct State {
-        var entries: [ManagedObjectID: Snapshot] = [:]
+        var entries = ObjectIDTable<Snapshot>()
         var sweepThreshold = 1024
         var generation: UInt64 = 0
         /// The generation at which each row last changed.
@@ -36,12 +36,13 @@ final class RowCache: Sendable {
         var garbage: Snapshot?
         defer { _ = garbage } // freed after the lock is released
         return state.withLock { state in
-            guard let index = state.entries.index(forKey: id) else { return nil }
-            if isKnownUniquelyReferenced(&state.entries.values[index].storage) {
-                garbage = state.entries.remove(at: index).value
-                return nil
+            var cached: Snapshot?
+            garbage = state.entries.removeValue(forKey: id) { snapshot in
+                if isKnownUniquelyReferenced(&snapshot.storage) { return true }
+                cached = snapshot
+                return false
             }
-            return state.entries.values[index]
+            return cached
         }
     }
 
@@ -59,7 +60,7 @@ final class RowCache: Sendable {
     /// Caches snapshots read since `generation`, keeping the newer version of
     /// each row and skipping rows that changed after the read began.
     func insert(_ snapshots: some Sequence<Snapshot>, readAt generation: UInt64) {
-        var garbage: [ManagedObjectID: Snapshot] = [:]
+        var garbage: [Snapshot] = []
         defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             guard generation >= state.floor else { return }
@@ -86,7 +87,7 @@ final class RowCache: Sendable {
     func sweep(releasedAbout count: Int) {
         guard count > 0 else { return }
         let garbage = state.withLock { state in
-            count * 4 >= state.entries.count ? Self.sweep(&state) : [:]
+            count * 4 >= state.entries.count ? Self.sweep(&state) : []
         }
         _ = garbage // freed here, outside the lock
     }
@@ -95,27 +96,8 @@ final class RowCache: Sendable {
     /// caller to free outside the lock. Another thread can only get a cached
     /// snapshot through the cache, under the same lock, so a snapshot the
     /// cache alone holds cannot gain a holder during the sweep.
-    private static func sweep(_ state: inout State) -> [ManagedObjectID: Snapshot] {
-        var unused: [Dictionary<ManagedObjectID, Snapshot>.Index] = []
-        var used: [Dictionary<ManagedObjectID, Snapshot>.Index] = []
-        var index = state.entries.startIndex
-        while index != state.entries.endIndex {
-            if isKnownUniquelyReferenced(&state.entries.values[index].storage) { unused.append(index) } else { used.append(index) }
-            state.entries.formIndex(after: &index)
-        }
-        var garbage: [ManagedObjectID: Snapshot] = [:]
-        if unused.count > used.count {
-            // Mostly unused (a context let its objects go): copy the rest.
-            var kept: [ManagedObjectID: Snapshot] = [:]
-            kept.reserveCapacity(used.count)
-            for index in used { kept[state.entries.keys[index]] = state.entries.values[index] }
-            garbage = state.entries
-            state.entries = kept
-        } else if !unused.isEmpty {
-            let ids = unused.map { state.entries.keys[$0] }
-            garbage.reserveCapacity(ids.count)
-            for id in ids { garbage[id] = state.entries.removeValue(forKey: id) }
-        }
+    private static func sweep(_ state: inout State) -> [Snapshot] {
+        let garbage = state.entries.removeAll { _, snapshot in isKnownUniquelyReferenced(&snapshot.storage) }
         state.sweepThreshold = max(1024, state.entries.count * 2)
         return garbage
     }
@@ -123,12 +105,14 @@ final class RowCache: Sendable {
     /// Drops every snapshot of a store taken out of the coordinator; reads
     /// that began earlier cache nothing.
     func forget(storeIdentifier: String) {
+        var garbage: [Snapshot] = []
+        defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             state.generation += 1
             state.floor = state.generation
             state.changedAt = [:]
             let number = StoreNumbers.number(for: storeIdentifier)
-            state.entries = state.entries.filter { $0.key.storeNumber != number }
+            garbage = state.entries.removeAll { id, _ in id.storeNumber == number }
         }
     }
 
@@ -139,7 +123,7 @@ final class RowCache: Sendable {
     /// raised instead: reads that began earlier cache nothing, and no row is
     /// recorded (a large save fills no table only to empty it).
     func commit(changed: some Collection<ManagedObjectID>, saved: some Collection<Snapshot>) {
-        var garbage: [ManagedObjectID: Snapshot] = [:]
+        var garbage: [Snapshot] = []
         defer { _ = garbage } // freed after the lock is released
         state.withLock { state in
             state.generation += 1

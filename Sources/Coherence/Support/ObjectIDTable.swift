@@ -1,0 +1,224 @@
+/// A hash table from object IDs to values, for the identity map and the row
+/// cache: open addressing with linear probing, and a multiplicative hash of
+/// the ID's words instead of `Hasher` (whose SipHash rounds were most of the
+/// cost of registering a fetched row, about three lookups a row).
+///
+/// Keys are the rows' IDs, which stores issue (sequential keys, a few
+/// classes); Fibonacci hashing spreads such keys evenly. The table is seeded
+/// per process, as `Hasher` is (`SWIFT_DETERMINISTIC_HASHING` fixes it).
+///
+/// **Complexity:** lookups, insertions and removals O(1) amortized (at most
+/// three quarters of the slots are used; a removal shifts the entries
+/// after it back instead of leaving a tombstone); ``removeAll(where:)`` and
+/// iteration O(slots).
+struct ObjectIDTable<Value> {
+    // Keys and values in two arrays of the same power-of-two size (none
+    // before the first insertion): a search reads only keys, and copies no
+    // value (which would retain and release it).
+    private var ids: ContiguousArray<ManagedObjectID?> = []
+    private var values: ContiguousArray<Value?> = []
+    /// The number of entries.
+    private(set) var count = 0
+    /// 64 minus the number of bits of a slot index.
+    private var shift: UInt64 = 64
+    private let seed: UInt64 = processSeed
+
+    init() {}
+
+    init(minimumCapacity: Int) {
+        reserveCapacity(minimumCapacity)
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always)
+    private static func idealSlot(_ id: ManagedObjectID, seed: UInt64, shift: UInt64) -> Int {
+        let words = UInt64(bitPattern: id.key) ^ UInt64(UInt(bitPattern: ObjectIdentifier(id.objectClass))) &* 0x9E37_79B9_7F4A_7C15
+            ^ UInt64(id.storeNumber) << 40 ^ seed
+        // The high bits of the product depend on every bit of `words`.
+        return Int(truncatingIfNeeded: (words &* 0xFF51_AFD7_ED55_8CCD) >> shift)
+    }
+
+    /// The slot holding `id`, or `nil`.
+    private func slot(of id: ManagedObjectID) -> Int? {
+        guard count > 0 else { return nil }
+        let start = Self.idealSlot(id, seed: seed, shift: shift)
+        return ids.withUnsafeBufferPointer { ids in
+            let mask = ids.count - 1
+            var slot = start
+            while let candidate = ids[slot] {
+                if candidate == id { return slot }
+                slot = (slot + 1) & mask
+            }
+            return nil
+        }
+    }
+
+    /// The value for `id`; setting `nil` removes it.
+    subscript(id: ManagedObjectID) -> Value? {
+        get { slot(of: id).flatMap { values[$0] } }
+        set {
+            if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
+        }
+    }
+
+    /// Sets the value for `id`; returns the value it replaced.
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
+        if let slot = slot(of: id) {
+            return values.withUnsafeMutableBufferPointer { values in
+                let old = values[slot].take()
+                values[slot] = value
+                return old
+            }
+        }
+        if (count + 1) * 4 > ids.count * 3 { resize(toHold: count + 1) }
+        insertNew(id, value)
+        count += 1
+        return nil
+    }
+
+    /// Puts an entry whose ID is not in the table into the first free slot
+    /// of its run (there is one: the table is at most three quarters full).
+    private mutating func insertNew(_ id: ManagedObjectID, _ value: Value) {
+        var slot = Self.idealSlot(id, seed: seed, shift: shift)
+        ids.withUnsafeMutableBufferPointer { ids in
+            let mask = ids.count - 1
+            while ids[slot] != nil { slot = (slot + 1) & mask }
+            ids[slot] = id
+        }
+        values.withUnsafeMutableBufferPointer { values in values[slot] = value }
+    }
+
+    /// Removes the entry for `id`; returns its value.
+    @discardableResult
+    mutating func removeValue(forKey id: ManagedObjectID) -> Value? {
+        guard let slot = slot(of: id) else { return nil }
+        return remove(at: slot)
+    }
+
+    /// Empties slot `hole` and moves back the entries after it whose search
+    /// would otherwise cross the empty slot.
+    private mutating func remove(at hole: Int) -> Value {
+        count -= 1
+        let (seed, shift) = (seed, shift)
+        return ids.withUnsafeMutableBufferPointer { ids in
+            values.withUnsafeMutableBufferPointer { values in
+                let removed = values[hole].take().unsafelyUnwrapped
+                ids[hole] = nil
+                let mask = ids.count - 1
+                var hole = hole
+                var next = (hole + 1) & mask
+                while let id = ids[next] {
+                    // The entry may move to the hole if its ideal slot is not
+                    // in the cyclic range (hole, next].
+                    let ideal = Self.idealSlot(id, seed: seed, shift: shift)
+                    if (next - ideal) & mask >= (next - hole) & mask {
+                        ids[hole] = ids[next].take()
+                        values[hole] = values[next].take()
+                        hole = next
+                    }
+                    next = (next + 1) & mask
+                }
+                return removed
+            }
+        }
+    }
+
+    /// The value for `id` passed to `body` to modify in place (for example
+    /// to ask whether it is uniquely referenced); `nil` if there is none.
+    mutating func withValue<R>(forKey id: ManagedObjectID, _ body: (inout Value) -> R) -> R? {
+        guard let slot = slot(of: id) else { return nil }
+        return values.withUnsafeMutableBufferPointer { values in body(&values[slot]!) }
+    }
+
+    /// Removes the value for `id` if `shouldRemove` says so, and returns it.
+    mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
+        guard let slot = slot(of: id) else { return nil }
+        let remove = values.withUnsafeMutableBufferPointer { values in shouldRemove(&values[slot]!) }
+        return remove ? self.remove(at: slot) : nil
+    }
+
+    /// Removes every entry `shouldRemove` picks (it may also inspect the
+    /// value in place) and returns their values, for the caller to release
+    /// where it chooses. The table keeps its size.
+    mutating func removeAll(where shouldRemove: (ManagedObjectID, inout Value) -> Bool) -> [Value] {
+        var picked: [ManagedObjectID] = []
+        ids.withUnsafeBufferPointer { ids in
+            values.withUnsafeMutableBufferPointer { values in
+                var slot = 0
+                while slot < ids.count {
+                    if let id = ids[slot], shouldRemove(id, &values[slot]!) { picked.append(id) }
+                    slot += 1
+                }
+            }
+        }
+        guard !picked.isEmpty else { return [] }
+        var removed: [Value] = []
+        removed.reserveCapacity(picked.count)
+        if picked.count * 2 < count {
+            for id in picked { removed.append(removeValue(forKey: id)!) }
+            return removed
+        }
+        // Most entries go: move the rest to new arrays of the same size.
+        let picks = Set(picked)
+        let (oldIDs, oldValues) = (ids, values)
+        ids = ContiguousArray(repeating: nil, count: oldIDs.count)
+        values = ContiguousArray(repeating: nil, count: oldIDs.count)
+        count -= picked.count
+        var slot = 0
+        while slot < oldIDs.count {
+            if let id = oldIDs[slot] {
+                if picks.contains(id) { removed.append(oldValues[slot]!) } else { insertNew(id, oldValues[slot]!) }
+            }
+            slot += 1
+        }
+        return removed
+    }
+
+    /// Makes room for `capacity` entries in all without growing.
+    mutating func reserveCapacity(_ capacity: Int) {
+        if capacity * 4 > ids.count * 3 { resize(toHold: capacity) }
+    }
+
+    /// Moves every entry to arrays of the smallest power-of-two size that
+    /// holds `capacity` entries at most three quarters full.
+    private mutating func resize(toHold capacity: Int) {
+        var size = max(16, ids.count)
+        while capacity * 4 > size * 3 { size *= 2 }
+        let (oldIDs, oldValues) = (ids, values)
+        ids = ContiguousArray(repeating: nil, count: size)
+        values = ContiguousArray(repeating: nil, count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        var slot = 0
+        while slot < oldIDs.count {
+            if let id = oldIDs[slot] { insertNew(id, oldValues[slot]!) }
+            slot += 1
+        }
+    }
+
+    /// Every value, in no particular order.
+    var allValues: [Value] {
+        var result: [Value] = []
+        result.reserveCapacity(count)
+        for value in values { if let value { result.append(value) } }
+        return result
+    }
+
+    /// Calls `body` with every entry, in no particular order.
+    func forEach(_ body: (ManagedObjectID, Value) throws -> Void) rethrows {
+        var slot = 0
+        while slot < ids.count {
+            if let id = ids[slot] { try body(id, values[slot]!) }
+            slot += 1
+        }
+    }
+}
+
+/// The seed of every ``ObjectIDTable`` in this process: `Hasher`'s, so that
+/// `SWIFT_DETERMINISTIC_HASHING` makes it fixed too.
+private let processSeed: UInt64 = {
+    var hasher = Hasher()
+    hasher.combine(0x436F_6865_7265_6E63 as UInt64)
+    return UInt64(bitPattern: Int64(hasher.finalize()))
+}()
