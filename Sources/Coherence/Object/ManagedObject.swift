@@ -402,6 +402,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         hasher.combine(ObjectIdentifier(self))
     }
 
+    /// The hash `Set<ManagedObject>` uses (the notifications' sets, the
+    /// context's inserted, updated and deleted objects): the object's
+    /// address mixed without `Hasher` (see `mixedHash(_:seed:)`).
+    public func _rawHashValue(seed: Int) -> Int {
+        mixedHash(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
+    }
+
     open var description: String {
         var state: [String] = []
         if isFault { state.append("fault") }

@@ -84,6 +84,14 @@ public struct ManagedObjectID: Sendable, Hashable, CustomStringConvertible {
         hasher.combine(UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15 ^ UInt64(UInt(bitPattern: ObjectIdentifier(objectClass))))
     }
 
+    /// The hash `Dictionary` and `Set` use: the key, class and store mixed
+    /// without `Hasher` (see `mixedHash(_:seed:)`), several times cheaper for
+    /// the sets and maps of IDs that every save, fetch and merge builds.
+    public func _rawHashValue(seed: Int) -> Int {
+        mixedHash(UInt64(bitPattern: key) ^ UInt64(UInt(bitPattern: ObjectIdentifier(objectClass))) &* 0x9E37_79B9_7F4A_7C15
+                  ^ UInt64(storeNumber) << 40, seed: seed)
+    }
+
     public var description: String {
         uriRepresentation().absoluteString
     }
