@@ -44,12 +44,14 @@ extension ManagedObject {
     @usableFromInline
     final func _prepareForWrite(offset: Int) {
         if _access.contains(.prototype) { return }
-        if _lifecycle.contains(.insertionUnannounced), let context = _contextRef {
-            Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
-                #if DEBUG
-                context._assertOnQueue(touching: self)
-                #endif
-                context.derivationTouched(self)
+        if _lifecycle.contains(.insertionUnannounced), _contextRef != nil {
+            #if DEBUG
+            _contextRef?._assertOnQueue(touching: self)
+            #endif
+            // The context only when a derived attribute may depend on the
+            // write (loading it from the unowned reference retains it).
+            if _withEntity({ !$0.dependentDerivations.isEmpty || !$0.derivations.isEmpty }) == true {
+                _contextRef?.derivationTouched(self)
             }
             return
         }
