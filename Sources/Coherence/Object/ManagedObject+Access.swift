@@ -201,23 +201,22 @@ extension ManagedObject {
     }
 
     /// Writes store values into the properties, without change tracking.
-    final func _apply(values snapshotValues: Snapshot.Values, entity: EntityDescription) {
-        precondition(snapshotValues.count == entity.propertyCount,
-                     "Coherence: a snapshot of \(entity.name) has \(snapshotValues.count) values for \(entity.propertyCount) properties")
+    final func _apply(values: Snapshot.Values, entity: EntityDescription) {
+        precondition(values.count == entity.propertyCount,
+                     "Coherence: a snapshot of \(entity.name) has \(values.count) values for \(entity.propertyCount) properties")
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        snapshotValues.withUnsafeBufferPointer { values in
-            for (index, slot) in entity.attributeSlots.enumerated() {
-                do {
-                    if try slot.kind.store(values[index], at: base + slot.storageOffset) { continue }
-                    try entity.attributes[index].setStoreValue(values[index], of: self)
-                } catch {
-                    preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
-                }
+        for (index, slot) in entity.attributeSlots.enumerated() {
+            do {
+                let value = values[index]
+                if try slot.kind.store(value, at: base + slot.storageOffset) { continue }
+                try entity.attributes[index].setStoreValue(value, of: self)
+            } catch {
+                preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
             }
-            for relationship in entity.relationships {
-                relationship.access.setStorage(
-                    RelationshipStorage(storeValue: values[relationship.index], isToMany: relationship.isToMany), of: self)
-            }
+        }
+        for relationship in entity.relationships {
+            relationship.access.setStorage(
+                RelationshipStorage(storeValue: values[relationship.index], isToMany: relationship.isToMany), of: self)
         }
     }
 

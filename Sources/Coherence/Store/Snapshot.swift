@@ -1,21 +1,29 @@
+import Foundation
+
 /// The committed values of one object, immutable and `Sendable`: what a store
 /// returns, what objects keep as their last committed state, and what a save
 /// hands back for each saved object.
 ///
 /// A snapshot read from a store is one allocation: its ID, version and
-/// values live together in one immutable buffer, so copying a snapshot copies
-/// a reference. (A fetch makes one per row; a separate array for the values
-/// would double the allocations, and the memory written, of every row read.)
-/// A snapshot made from an array, as a save makes them, shares the array.
+/// values live together in one immutable buffer, values of fixed-width types
+/// in 8 bytes each (see `SnapshotLayout`), so copying a snapshot copies a
+/// reference. (A fetch makes one per row: a separate array of ``StoreValue``s
+/// would double the allocations, and triple the memory written, of every row
+/// read.) A snapshot made from an array, as a save makes them, shares it.
 ///
 /// (`@unchecked Sendable`: the buffer is written only while the snapshot is
 /// made, before anything else can see it, and is immutable after.)
 public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
-    /// The buffer: the header, then `header.count` values (none when the
-    /// header holds them in an array).
-    final class Storage: ManagedBuffer<Header, StoreValue> {
+    /// The buffer: the header, then the words its layout describes (none
+    /// when the header holds the values in an array).
+    final class Storage: ManagedBuffer<Header, UInt64> {
         deinit {
-            _ = withUnsafeMutablePointers { header, values in values.deinitialize(count: header.pointee.count) }
+            withUnsafeMutablePointers { header, words in
+                guard let layout = header.pointee.layout else { return }
+                for index in 0..<header.pointee.count where layout.slots[index].kind == .whole && !isNull(index, words) {
+                    value(at: layout.slots[index].word, layout, words).deinitialize(count: 1)
+                }
+            }
         }
     }
 
@@ -23,10 +31,23 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         let objectID: ManagedObjectID
         let version: Int64
         /// The values, when the snapshot was made from an array; otherwise
-        /// empty, and the values follow the header.
+        /// empty, and the values follow the header as `layout` says.
         let array: [StoreValue]
+        let layout: SnapshotLayout?
         /// The number of values that follow the header.
         var count: Int
+    }
+
+    /// Whether the null bitmap at `words` has the bit of value `index`.
+    @inline(__always)
+    static func isNull(_ index: Int, _ words: UnsafeMutablePointer<UInt64>) -> Bool {
+        words[index >> 6] & (1 << UInt64(index & 63)) != 0
+    }
+
+    /// The `StoreValue` in the whole slot that starts at value word `word`.
+    @inline(__always)
+    static func value(at word: Int, _ layout: SnapshotLayout, _ words: UnsafeMutablePointer<UInt64>) -> UnsafeMutablePointer<StoreValue> {
+        UnsafeMutableRawPointer(words + layout.bitmapWords + word).assumingMemoryBound(to: StoreValue.self)
     }
 
     /// The buffer (`var` only so that the row cache can ask whether it is
@@ -47,23 +68,74 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
 
     /// The snapshot of `objectID` at `version`, sharing `values`.
     public init(objectID: ManagedObjectID, values: [StoreValue], version: Int64) {
-        let buffer = Storage.create(minimumCapacity: 0) { _ in Header(objectID: objectID, version: version, array: values, count: 0) }
+        let buffer = Storage.create(minimumCapacity: 0) { _ in
+            Header(objectID: objectID, version: version, array: values, layout: nil, count: 0)
+        }
         storage = unsafeDowncast(buffer, to: Storage.self)
     }
 
-    /// A snapshot whose values `body` appends one by one (at most `capacity`
-    /// of them), written straight into the snapshot's buffer. If `body`
-    /// throws, the values appended so far are released and nothing is made.
-    init(objectID: ManagedObjectID, version: Int64, capacity: Int,
-         appendingValues body: (_ append: (StoreValue) -> Void) throws -> Void) rethrows {
-        let buffer = Storage.create(minimumCapacity: capacity) { _ in Header(objectID: objectID, version: version, array: [], count: 0) }
+    /// A snapshot whose values `build` appends one by one (see ``Builder``),
+    /// each written straight into the snapshot's buffer where `layout` says.
+    /// If `build` throws, the values appended so far are released and
+    /// nothing is made.
+    init(objectID: ManagedObjectID, version: Int64, layout: SnapshotLayout,
+         build: (inout Builder) throws -> Void) rethrows {
+        let buffer = Storage.create(minimumCapacity: layout.wordCount) { _ in
+            Header(objectID: objectID, version: version, array: [], layout: layout, count: 0)
+        }
         storage = unsafeDowncast(buffer, to: Storage.self)
-        try storage.withUnsafeMutablePointers { header, values in
-            try body { value in
-                precondition(header.pointee.count < capacity, "a snapshot of \(objectID.entityName) was given more than \(capacity) values")
-                (values + header.pointee.count).initialize(to: value)
-                header.pointee.count += 1
+        try storage.withUnsafeMutablePointers { header, words in
+            words.initialize(repeating: 0, count: layout.bitmapWords)
+            var builder = Builder(header: header, words: words, layout: layout)
+            try build(&builder)
+        }
+    }
+
+    /// Appends a new snapshot's values, at most as many as its layout has
+    /// slots; a value must be `.null` or of its slot's kind.
+    struct Builder {
+        let header: UnsafeMutablePointer<Header>
+        let words: UnsafeMutablePointer<UInt64>
+        let layout: SnapshotLayout
+
+        /// The slot of the next value, and the word where it goes.
+        @inline(__always)
+        private func next() -> (index: Int, slot: SnapshotLayout.Slot, word: UnsafeMutablePointer<UInt64>) {
+            let index = header.pointee.count
+            precondition(index < layout.count, "a snapshot of \(header.pointee.objectID.entityName) was given more than \(layout.count) values")
+            let slot = layout.slots[index]
+            return (index, slot, words + layout.bitmapWords + slot.word)
+        }
+
+        /// Appends a value.
+        @inline(__always)
+        mutating func append(_ value: StoreValue) {
+            let (index, slot, word) = next()
+            switch (slot.kind, value) {
+            case (_, .null): words[index >> 6] |= 1 << UInt64(index & 63)
+            case (.integer, .integer(let integer)): word.initialize(to: UInt64(bitPattern: integer))
+            case (.double, .double(let double)): word.initialize(to: double.bitPattern)
+            case (.bool, .bool(let bool)): word.initialize(to: bool ? 1 : 0)
+            case (.date, .date(let date)): word.initialize(to: date.timeIntervalSinceReferenceDate.bitPattern)
+            case (.whole, _): UnsafeMutableRawPointer(word).assumingMemoryBound(to: StoreValue.self).initialize(to: value)
+            default:
+                preconditionFailure("a snapshot of \(header.pointee.objectID.entityName) was given \(value) for a value of kind \(slot.kind)")
             }
+            header.pointee.count += 1
+        }
+
+        /// Whether the next value is of an integer attribute.
+        var nextIsInteger: Bool {
+            header.pointee.count < layout.count && layout.slots[header.pointee.count].kind == .integer
+        }
+
+        /// Appends the value `.integer(integer)`.
+        @inline(__always)
+        mutating func append(integer: Int64) {
+            let (_, slot, word) = next()
+            precondition(slot.kind == .integer, "a snapshot of \(header.pointee.objectID.entityName) was given an integer for a value of kind \(slot.kind)")
+            word.initialize(to: UInt64(bitPattern: integer))
+            header.pointee.count += 1
         }
     }
 
@@ -88,13 +160,13 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         let storage: Storage
         /// The number of values (one past the last index).
         public let endIndex: Int
-        /// Whether the values are in the header's array.
-        let inArray: Bool
+        /// Where the values are; `nil` when they are in the header's array.
+        let layout: SnapshotLayout?
 
         init(storage: Storage) {
             self.storage = storage
-            (endIndex, inArray) = storage.withUnsafeMutablePointerToHeader { header in
-                header.pointee.count == 0 ? (header.pointee.array.count, true) : (header.pointee.count, false)
+            (endIndex, layout) = storage.withUnsafeMutablePointerToHeader { header in
+                header.pointee.layout == nil ? (header.pointee.array.count, nil) : (header.pointee.count, header.pointee.layout)
             }
         }
 
@@ -103,17 +175,22 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
 
         /// The value of the property at `position` (the entity's property
         /// order). Traps when `position` is out of range.
+        @inline(__always)
         public subscript(position: Int) -> StoreValue {
             precondition(position >= 0 && position < endIndex, "index \(position) is out of a snapshot's \(endIndex) values")
-            if inArray { return storage.withUnsafeMutablePointerToHeader { $0.pointee.array[position] } }
-            return storage.withUnsafeMutablePointerToElements { $0[position] }
-        }
-
-        /// Calls `body` with the values in contiguous memory, valid only
-        /// during the call.
-        func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<StoreValue>) throws -> R) rethrows -> R {
-            if inArray { return try storage.withUnsafeMutablePointerToHeader { try $0.pointee.array.withUnsafeBufferPointer(body) } }
-            return try storage.withUnsafeMutablePointerToElements { try body(UnsafeBufferPointer(start: $0, count: endIndex)) }
+            guard let layout else { return storage.withUnsafeMutablePointerToHeader { $0.pointee.array[position] } }
+            return storage.withUnsafeMutablePointerToElements { words in
+                if Snapshot.isNull(position, words) { return .null }
+                let slot = layout.slots[position]
+                let word = words[layout.bitmapWords + slot.word]
+                switch slot.kind {
+                case .integer: return .integer(Int64(bitPattern: word))
+                case .double: return .double(Double(bitPattern: word))
+                case .bool: return .bool(word != 0)
+                case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: word)))
+                case .whole: return Snapshot.value(at: slot.word, layout, words).pointee
+                }
+            }
         }
 
         /// Whether both hold the same values in the same order.

@@ -13,8 +13,11 @@ struct SQLStatements: Sendable {
     /// For an entity in a hierarchy or referring to one: where its values
     /// are in a row of ``selectByKey``'s shape (``SQLSchema/rowLayout(_:)``).
     let layout: (columns: [Int], entityNames: [Int])?
+    /// How the entity's snapshots keep their values.
+    let snapshotLayout: SnapshotLayout
 
     init(_ entity: EntityDescription) {
+        snapshotLayout = SnapshotLayout(entity)
         let table = SQLSchema.table(entity)
         let key = SQLSchema.quote(SQLSchema.primaryKey)
         let version = SQLSchema.quote(SQLSchema.version)

@@ -181,27 +181,31 @@ package final class SQLStore: Sendable {
 
     /// A snapshot from a row selected with ``SQLSchema/selectList(_:alias:)``
     /// starting at column `offset`.
-    func snapshot<Row: SQLRow>(from row: Row, entity: EntityDescription, offset: Int = 0) throws -> Snapshot {
+    func snapshot<Row: SQLRow>(from row: Row, entity: EntityDescription, layout: SnapshotLayout, offset: Int = 0) throws -> Snapshot {
         if entity.isInHierarchy || entity.referencesHierarchy { return try hierarchySnapshot(from: row, entity: entity, offset: offset) }
         let key = row.int64(offset)
         let version = row.int64(offset + 1)
         var column = offset + 2
-        return try Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), version: version,
-                            capacity: entity.propertyCount) { append in
+        return try Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), version: version, layout: layout) { values in
             for (index, slot) in entity.attributeSlots.enumerated() {
                 if slot.isTransient {
                     // No column: a loaded object has the declared initial value.
-                    append(entity.attributes[index].defaultValue ?? .null)
+                    values.append(entity.attributes[index].defaultValue ?? .null)
                     continue
                 }
-                append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
+                // The most common column, an integer, without a StoreValue.
+                if values.nextIsInteger, row.columnType(column) == .integer {
+                    values.append(integer: row.int64(column))
+                } else {
+                    values.append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
+                }
                 column += 1
             }
             for relationship in entity.relationships {
                 if relationship.isToMany {
-                    append(.toManyFault)
+                    values.append(.toManyFault)
                 } else {
-                    append(try toOneValue(row, column, relationship: relationship, destination: relationship.destinationType, entity: entity))
+                    values.append(try toOneValue(row, column, relationship: relationship, destination: relationship.destinationType, entity: entity))
                     column += 1
                 }
             }
@@ -234,12 +238,13 @@ package final class SQLStore: Sendable {
     /// The snapshots of the rows `sql` selects with `arguments`.
     func snapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue] = [], entity: EntityDescription) throws -> [Snapshot] {
         var snapshots: [Snapshot] = []
+        let layout = self.sql(entity).snapshotLayout
         // SQLite's rows by their type, so that the per-column code is
         // specialized for them (a fetch runs it for every column of every row).
         if let db = db as? SQLiteDatabase {
-            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity, layout: layout)) }
         } else {
-            try db.forEachRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity)) }
+            try db.forEachRow(sql, arguments) { snapshots.append(try snapshot(from: $0, entity: entity, layout: layout)) }
         }
         return snapshots
     }
@@ -248,10 +253,11 @@ package final class SQLStore: Sendable {
     /// first column holding a key (the owner's, for prefetching).
     func keyedSnapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue], entity: EntityDescription) throws -> [(Int64, Snapshot)] {
         var snapshots: [(Int64, Snapshot)] = []
+        let layout = self.sql(entity).snapshotLayout
         if let db = db as? SQLiteDatabase {
-            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, offset: 1))) }
+            try db.forEachSQLiteRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, layout: layout, offset: 1))) }
         } else {
-            try db.forEachRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, offset: 1))) }
+            try db.forEachRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, layout: layout, offset: 1))) }
         }
         return snapshots
     }
