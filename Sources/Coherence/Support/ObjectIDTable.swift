@@ -12,11 +12,18 @@
 /// after it back instead of leaving a tombstone); ``removeAll(where:)`` and
 /// iteration O(slots).
 struct ObjectIDTable<Value> {
-    // Keys and values in two arrays of the same power-of-two size (none
-    // before the first insertion): a search reads only keys, and copies no
-    // value (which would retain and release it).
-    private var ids: ContiguousArray<ManagedObjectID?> = []
-    private var values: ContiguousArray<Value?> = []
+    /// A slot: empty when `value` is `nil`. A key and its value share a
+    /// cache line (a lookup that misses the cache misses once), and a search
+    /// reads only keys, copying no value (which would retain and release it).
+    private struct Entry {
+        var id: ManagedObjectID
+        var value: Value?
+
+        static var empty: Entry { Entry(id: ManagedObjectID(objectClass: ManagedObject.self, storeNumber: 0, key: 0), value: nil) }
+    }
+
+    /// A power of two of slots, or none before the first insertion.
+    private var entries: ContiguousArray<Entry> = []
     /// The number of entries.
     private(set) var count = 0
     /// 64 minus the number of bits of a slot index.
@@ -43,11 +50,11 @@ struct ObjectIDTable<Value> {
     private func slot(of id: ManagedObjectID) -> Int? {
         guard count > 0 else { return nil }
         let start = Self.idealSlot(id, seed: seed, shift: shift)
-        return ids.withUnsafeBufferPointer { ids in
-            let mask = ids.count - 1
+        return entries.withUnsafeBufferPointer { entries in
+            let mask = entries.count - 1
             var slot = start
-            while let candidate = ids[slot] {
-                if candidate == id { return slot }
+            while entries[slot].value != nil {
+                if entries[slot].id == id { return slot }
                 slot = (slot + 1) & mask
             }
             return nil
@@ -56,7 +63,7 @@ struct ObjectIDTable<Value> {
 
     /// The value for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> Value? {
-        get { slot(of: id).flatMap { values[$0] } }
+        get { slot(of: id).flatMap { entries[$0].value } }
         set {
             if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
         }
@@ -66,13 +73,13 @@ struct ObjectIDTable<Value> {
     @discardableResult
     mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
         if let slot = slot(of: id) {
-            return values.withUnsafeMutableBufferPointer { values in
-                let old = values[slot].take()
-                values[slot] = value
+            return entries.withUnsafeMutableBufferPointer { entries in
+                let old = entries[slot].value.take()
+                entries[slot].value = value
                 return old
             }
         }
-        if (count + 1) * 4 > ids.count * 3 { resize(toHold: count + 1) }
+        if (count + 1) * 4 > entries.count * 3 { resize(toHold: count + 1) }
         insertNew(id, value)
         count += 1
         return nil
@@ -81,13 +88,14 @@ struct ObjectIDTable<Value> {
     /// Puts an entry whose ID is not in the table into the first free slot
     /// of its run (there is one: the table is at most three quarters full).
     private mutating func insertNew(_ id: ManagedObjectID, _ value: Value) {
-        var slot = Self.idealSlot(id, seed: seed, shift: shift)
-        ids.withUnsafeMutableBufferPointer { ids in
-            let mask = ids.count - 1
-            while ids[slot] != nil { slot = (slot + 1) & mask }
-            ids[slot] = id
+        let start = Self.idealSlot(id, seed: seed, shift: shift)
+        entries.withUnsafeMutableBufferPointer { entries in
+            let mask = entries.count - 1
+            var slot = start
+            while entries[slot].value != nil { slot = (slot + 1) & mask }
+            entries[slot].id = id
+            entries[slot].value = value
         }
-        values.withUnsafeMutableBufferPointer { values in values[slot] = value }
     }
 
     /// Removes the entry for `id`; returns its value.
@@ -102,26 +110,23 @@ struct ObjectIDTable<Value> {
     private mutating func remove(at hole: Int) -> Value {
         count -= 1
         let (seed, shift) = (seed, shift)
-        return ids.withUnsafeMutableBufferPointer { ids in
-            values.withUnsafeMutableBufferPointer { values in
-                let removed = values[hole].take().unsafelyUnwrapped
-                ids[hole] = nil
-                let mask = ids.count - 1
-                var hole = hole
-                var next = (hole + 1) & mask
-                while let id = ids[next] {
-                    // The entry may move to the hole if its ideal slot is not
-                    // in the cyclic range (hole, next].
-                    let ideal = Self.idealSlot(id, seed: seed, shift: shift)
-                    if (next - ideal) & mask >= (next - hole) & mask {
-                        ids[hole] = ids[next].take()
-                        values[hole] = values[next].take()
-                        hole = next
-                    }
-                    next = (next + 1) & mask
+        return entries.withUnsafeMutableBufferPointer { entries in
+            let removed = entries[hole].value.take().unsafelyUnwrapped
+            let mask = entries.count - 1
+            var hole = hole
+            var next = (hole + 1) & mask
+            while entries[next].value != nil {
+                // The entry may move to the hole if its ideal slot is not
+                // in the cyclic range (hole, next].
+                let ideal = Self.idealSlot(entries[next].id, seed: seed, shift: shift)
+                if (next - ideal) & mask >= (next - hole) & mask {
+                    entries[hole].id = entries[next].id
+                    entries[hole].value = entries[next].value.take()
+                    hole = next
                 }
-                return removed
+                next = (next + 1) & mask
             }
+            return removed
         }
     }
 
@@ -129,13 +134,13 @@ struct ObjectIDTable<Value> {
     /// to ask whether it is uniquely referenced); `nil` if there is none.
     mutating func withValue<R>(forKey id: ManagedObjectID, _ body: (inout Value) -> R) -> R? {
         guard let slot = slot(of: id) else { return nil }
-        return values.withUnsafeMutableBufferPointer { values in body(&values[slot]!) }
+        return entries.withUnsafeMutableBufferPointer { entries in body(&entries[slot].value!) }
     }
 
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
         guard let slot = slot(of: id) else { return nil }
-        let remove = values.withUnsafeMutableBufferPointer { values in shouldRemove(&values[slot]!) }
+        let remove = entries.withUnsafeMutableBufferPointer { entries in shouldRemove(&entries[slot].value!) }
         return remove ? self.remove(at: slot) : nil
     }
 
@@ -144,13 +149,11 @@ struct ObjectIDTable<Value> {
     /// where it chooses. The table keeps its size.
     mutating func removeAll(where shouldRemove: (ManagedObjectID, inout Value) -> Bool) -> [Value] {
         var picked: [ManagedObjectID] = []
-        ids.withUnsafeBufferPointer { ids in
-            values.withUnsafeMutableBufferPointer { values in
-                var slot = 0
-                while slot < ids.count {
-                    if let id = ids[slot], shouldRemove(id, &values[slot]!) { picked.append(id) }
-                    slot += 1
-                }
+        entries.withUnsafeMutableBufferPointer { entries in
+            var slot = 0
+            while slot < entries.count {
+                if entries[slot].value != nil, shouldRemove(entries[slot].id, &entries[slot].value!) { picked.append(entries[slot].id) }
+                slot += 1
             }
         }
         guard !picked.isEmpty else { return [] }
@@ -160,40 +163,33 @@ struct ObjectIDTable<Value> {
             for id in picked { removed.append(removeValue(forKey: id)!) }
             return removed
         }
-        // Most entries go: move the rest to new arrays of the same size.
+        // Most entries go: move the rest to a new array of the same size.
         let picks = Set(picked)
-        let (oldIDs, oldValues) = (ids, values)
-        ids = ContiguousArray(repeating: nil, count: oldIDs.count)
-        values = ContiguousArray(repeating: nil, count: oldIDs.count)
+        let old = entries
+        entries = ContiguousArray(repeating: .empty, count: old.count)
         count -= picked.count
-        var slot = 0
-        while slot < oldIDs.count {
-            if let id = oldIDs[slot] {
-                if picks.contains(id) { removed.append(oldValues[slot]!) } else { insertNew(id, oldValues[slot]!) }
-            }
-            slot += 1
+        for entry in old {
+            guard let value = entry.value else { continue }
+            if picks.contains(entry.id) { removed.append(value) } else { insertNew(entry.id, value) }
         }
         return removed
     }
 
     /// Makes room for `capacity` entries in all without growing.
     mutating func reserveCapacity(_ capacity: Int) {
-        if capacity * 4 > ids.count * 3 { resize(toHold: capacity) }
+        if capacity * 4 > entries.count * 3 { resize(toHold: capacity) }
     }
 
-    /// Moves every entry to arrays of the smallest power-of-two size that
+    /// Moves every entry to an array of the smallest power-of-two size that
     /// holds `capacity` entries at most three quarters full.
     private mutating func resize(toHold capacity: Int) {
-        var size = max(16, ids.count)
+        var size = max(16, entries.count)
         while capacity * 4 > size * 3 { size *= 2 }
-        let (oldIDs, oldValues) = (ids, values)
-        ids = ContiguousArray(repeating: nil, count: size)
-        values = ContiguousArray(repeating: nil, count: size)
+        let old = entries
+        entries = ContiguousArray(repeating: .empty, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
-        var slot = 0
-        while slot < oldIDs.count {
-            if let id = oldIDs[slot] { insertNew(id, oldValues[slot]!) }
-            slot += 1
+        for entry in old {
+            if let value = entry.value { insertNew(entry.id, value) }
         }
     }
 
@@ -201,17 +197,13 @@ struct ObjectIDTable<Value> {
     var allValues: [Value] {
         var result: [Value] = []
         result.reserveCapacity(count)
-        for value in values { if let value { result.append(value) } }
+        for entry in entries { if let value = entry.value { result.append(value) } }
         return result
     }
 
     /// Calls `body` with every entry, in no particular order.
     func forEach(_ body: (ManagedObjectID, Value) throws -> Void) rethrows {
-        var slot = 0
-        while slot < ids.count {
-            if let id = ids[slot] { try body(id, values[slot]!) }
-            slot += 1
-        }
+        for entry in entries { if let value = entry.value { try body(entry.id, value) } }
     }
 }
 
