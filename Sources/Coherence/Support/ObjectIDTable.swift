@@ -40,10 +40,12 @@ struct ObjectIDTable<Value> {
 
     @inline(__always)
     private static func idealSlot(_ id: ManagedObjectID, seed: UInt64, shift: UInt64) -> Int {
-        let words = UInt64(bitPattern: id.key) ^ UInt64(UInt(bitPattern: ObjectIdentifier(id.objectClass))) &* 0x9E37_79B9_7F4A_7C15
-            ^ UInt64(id.storeNumber) << 40 ^ seed
-        // The high bits of the product depend on every bit of `words`.
-        return Int(truncatingIfNeeded: (words &* 0xFF51_AFD7_ED55_8CCD) >> shift)
+        // Fibonacci hashing of the key, offset per class and store: a class's
+        // consecutive keys (as stores issue them) land as evenly spread as
+        // they can be (each new one in the largest gap), so runs stay short.
+        let offset = (UInt64(UInt(bitPattern: ObjectIdentifier(id.objectClass))) ^ UInt64(id.storeNumber) << 40 ^ seed) &* 0xFF51_AFD7_ED55_8CCD
+        let words = UInt64(bitPattern: id.key) &+ offset
+        return Int(truncatingIfNeeded: (words &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
     /// The slot holding `id`, or `nil`.
