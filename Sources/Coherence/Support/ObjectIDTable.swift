@@ -1,34 +1,66 @@
-/// A hash table from object IDs to values, for the identity map and the row
-/// cache: open addressing with linear probing, and a multiplicative hash of
-/// the ID's words instead of `Hasher` (whose SipHash rounds were most of the
-/// cost of registering a fetched row, about three lookups a row).
+/// A map from object IDs to values, for the identity map and the row cache,
+/// laid out for the keys stores issue: consecutive integers per entity.
 ///
-/// Keys are the rows' IDs, which stores issue (sequential keys, a few
-/// classes); Fibonacci hashing spreads such keys evenly. The table is seeded
-/// per process, as `Hasher` is (`SWIFT_DETERMINISTIC_HASHING` fixes it).
+/// IDs are grouped in pages of 16 consecutive keys of one class and store;
+/// a page holds its values side by side, and a hash table (the directory)
+/// finds a page by its first key. A fetch in key order, the common one,
+/// so writes each cache line of values once for many rows instead of once
+/// per row at a random place in a table of every row (a miss per row and
+/// per table once the table outgrows the cache), and a page takes 8 bytes
+/// a value where a hash table of IDs takes about 40. Sparse keys cost more:
+/// at worst a page for a single value.
 ///
-/// **Complexity:** lookups, insertions and removals O(1) amortized (at most
-/// three quarters of the slots are used; a removal shifts the entries
-/// after it back instead of leaving a tombstone); ``removeAll(where:)`` and
-/// iteration O(slots).
+/// **Complexity:** lookups, insertions and removals O(1) amortized (one
+/// directory lookup); ``removeAll(where:)`` and iteration O(pages).
 struct ObjectIDTable<Value> {
-    /// A slot: empty when `value` is `nil`. A key and its value share a
-    /// cache line (a lookup that misses the cache misses once), and a search
-    /// reads only keys, copying no value (which would retain and release it).
-    private struct Entry {
-        var id: ManagedObjectID
-        var value: Value?
+    /// The first ID of a page: its class, store and key divided by 16.
+    private struct PageKey: Hashable {
+        let objectClass: ObjectIdentifier
+        let storeNumber: UInt32
+        let block: Int64
 
-        static var empty: Entry { Entry(id: ManagedObjectID(objectClass: ManagedObject.self, storeNumber: 0, key: 0), value: nil) }
+        init(_ id: ManagedObjectID) {
+            objectClass = ObjectIdentifier(id.objectClass)
+            storeNumber = id.storeNumber
+            block = id.key >> 4
+        }
+
+        func _rawHashValue(seed: Int) -> Int {
+            mixedHash(UInt64(bitPattern: block) ^ UInt64(UInt(bitPattern: objectClass)) &* 0x9E37_79B9_7F4A_7C15
+                      ^ UInt64(storeNumber) << 40, seed: seed)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(objectClass)
+            hasher.combine(storeNumber)
+            hasher.combine(block)
+        }
+
+        /// The ID at `slot` of this page.
+        func id(at slot: Int) -> ManagedObjectID {
+            ManagedObjectID(objectClass: unsafeBitCast(objectClass, to: ManagedObject.Type.self),
+                            storeNumber: storeNumber, key: block << 4 | Int64(slot))
+        }
     }
 
-    /// A power of two of slots, or none before the first insertion.
-    private var entries: ContiguousArray<Entry> = []
+    /// Sixteen values, `nil` where there is none.
+    private struct Page {
+        var values: ContiguousArray<Value?>
+        var count: Int
+
+        init() {
+            values = ContiguousArray(repeating: nil, count: 16)
+            count = 0
+        }
+
+        /// `body` applied to the page in place.
+        @inline(__always)
+        mutating func modify<R>(_ body: (inout Page) -> R) -> R { body(&self) }
+    }
+
+    private var pages: [PageKey: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
-    /// 64 minus the number of bits of a slot index.
-    private var shift: UInt64 = 64
-    private let seed: UInt64 = processSeed
 
     init() {}
 
@@ -39,33 +71,11 @@ struct ObjectIDTable<Value> {
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    private static func idealSlot(_ id: ManagedObjectID, seed: UInt64, shift: UInt64) -> Int {
-        // Fibonacci hashing of the key, offset per class and store: a class's
-        // consecutive keys (as stores issue them) land as evenly spread as
-        // they can be (each new one in the largest gap), so runs stay short.
-        let offset = (UInt64(UInt(bitPattern: ObjectIdentifier(id.objectClass))) ^ UInt64(id.storeNumber) << 40 ^ seed) &* 0xFF51_AFD7_ED55_8CCD
-        let words = UInt64(bitPattern: id.key) &+ offset
-        return Int(truncatingIfNeeded: (words &* 0x9E37_79B9_7F4A_7C15) >> shift)
-    }
-
-    /// The slot holding `id`, or `nil`.
-    private func slot(of id: ManagedObjectID) -> Int? {
-        guard count > 0 else { return nil }
-        let start = Self.idealSlot(id, seed: seed, shift: shift)
-        return entries.withUnsafeBufferPointer { entries in
-            let mask = entries.count - 1
-            var slot = start
-            while entries[slot].value != nil {
-                if entries[slot].id == id { return slot }
-                slot = (slot + 1) & mask
-            }
-            return nil
-        }
-    }
+    private static func slot(_ id: ManagedObjectID) -> Int { Int(truncatingIfNeeded: id.key & 15) }
 
     /// The value for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> Value? {
-        get { slot(of: id).flatMap { entries[$0].value } }
+        get { pages[PageKey(id)]?.values[Self.slot(id)] }
         set {
             if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
         }
@@ -74,138 +84,96 @@ struct ObjectIDTable<Value> {
     /// Sets the value for `id`; returns the value it replaced.
     @discardableResult
     mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
-        if let slot = slot(of: id) {
-            return entries.withUnsafeMutableBufferPointer { entries in
-                let old = entries[slot].value.take()
-                entries[slot].value = value
-                return old
-            }
+        let slot = Self.slot(id)
+        let old: Value? = pages[PageKey(id), default: Page()].modify { page in
+            let old = page.values[slot].take()
+            page.values[slot] = value
+            if old == nil { page.count += 1 }
+            return old
         }
-        if (count + 1) * 4 > entries.count * 3 { resize(toHold: count + 1) }
-        insertNew(id, value)
-        count += 1
-        return nil
-    }
-
-    /// Puts an entry whose ID is not in the table into the first free slot
-    /// of its run (there is one: the table is at most three quarters full).
-    private mutating func insertNew(_ id: ManagedObjectID, _ value: Value) {
-        let start = Self.idealSlot(id, seed: seed, shift: shift)
-        entries.withUnsafeMutableBufferPointer { entries in
-            let mask = entries.count - 1
-            var slot = start
-            while entries[slot].value != nil { slot = (slot + 1) & mask }
-            entries[slot].id = id
-            entries[slot].value = value
-        }
+        if old == nil { count += 1 }
+        return old
     }
 
     /// Removes the entry for `id`; returns its value.
     @discardableResult
     mutating func removeValue(forKey id: ManagedObjectID) -> Value? {
-        guard let slot = slot(of: id) else { return nil }
-        return remove(at: slot)
-    }
-
-    /// Empties slot `hole` and moves back the entries after it whose search
-    /// would otherwise cross the empty slot.
-    private mutating func remove(at hole: Int) -> Value {
-        count -= 1
-        let (seed, shift) = (seed, shift)
-        return entries.withUnsafeMutableBufferPointer { entries in
-            let removed = entries[hole].value.take().unsafelyUnwrapped
-            let mask = entries.count - 1
-            var hole = hole
-            var next = (hole + 1) & mask
-            while entries[next].value != nil {
-                // The entry may move to the hole if its ideal slot is not
-                // in the cyclic range (hole, next].
-                let ideal = Self.idealSlot(entries[next].id, seed: seed, shift: shift)
-                if (next - ideal) & mask >= (next - hole) & mask {
-                    entries[hole].id = entries[next].id
-                    entries[hole].value = entries[next].value.take()
-                    hole = next
-                }
-                next = (next + 1) & mask
-            }
-            return removed
-        }
+        removeValue(forKey: id) { _ in true }
     }
 
     /// The value for `id` passed to `body` to modify in place (for example
     /// to ask whether it is uniquely referenced); `nil` if there is none.
     mutating func withValue<R>(forKey id: ManagedObjectID, _ body: (inout Value) -> R) -> R? {
-        guard let slot = slot(of: id) else { return nil }
-        return entries.withUnsafeMutableBufferPointer { entries in body(&entries[slot].value!) }
+        let key = PageKey(id)
+        guard pages[key] != nil else { return nil }
+        let slot = Self.slot(id)
+        return pages[key]!.modify { page in
+            page.values[slot] == nil ? nil : body(&page.values[slot]!)
+        }
     }
 
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
-        guard let slot = slot(of: id) else { return nil }
-        let remove = entries.withUnsafeMutableBufferPointer { entries in shouldRemove(&entries[slot].value!) }
-        return remove ? self.remove(at: slot) : nil
+        let key = PageKey(id)
+        guard let index = pages.index(forKey: key) else { return nil }
+        let slot = Self.slot(id)
+        let removed: Value? = pages.values[index].modify { page in
+            guard page.values[slot] != nil, shouldRemove(&page.values[slot]!) else { return nil }
+            page.count -= 1
+            return page.values[slot].take()
+        }
+        guard removed != nil else { return nil }
+        count -= 1
+        if pages.values[index].count == 0 { pages.remove(at: index) }
+        return removed
     }
 
     /// Removes every entry `shouldRemove` picks (it may also inspect the
     /// value in place) and returns their values, for the caller to release
-    /// where it chooses. The table keeps its size.
+    /// where it chooses.
     mutating func removeAll(where shouldRemove: (ManagedObjectID, inout Value) -> Bool) -> [Value] {
-        var picked: [ManagedObjectID] = []
-        entries.withUnsafeMutableBufferPointer { entries in
-            var slot = 0
-            while slot < entries.count {
-                if entries[slot].value != nil, shouldRemove(entries[slot].id, &entries[slot].value!) { picked.append(entries[slot].id) }
-                slot += 1
-            }
-        }
-        guard !picked.isEmpty else { return [] }
         var removed: [Value] = []
-        removed.reserveCapacity(picked.count)
-        if picked.count * 2 < count {
-            for id in picked { removed.append(removeValue(forKey: id)!) }
-            return removed
+        var emptied: [PageKey] = []
+        var index = pages.startIndex
+        while index != pages.endIndex {
+            let key = pages.keys[index]
+            pages.values[index].modify { page in
+                for slot in 0..<16 where page.values[slot] != nil {
+                    if shouldRemove(key.id(at: slot), &page.values[slot]!) {
+                        removed.append(page.values[slot].take()!)
+                        page.count -= 1
+                    }
+                }
+                if page.count == 0 { emptied.append(key) }
+            }
+            pages.formIndex(after: &index)
         }
-        // Most entries go: move the rest to a new array of the same size.
-        let picks = Set(picked)
-        let old = entries
-        entries = ContiguousArray(repeating: .empty, count: old.count)
-        count -= picked.count
-        for entry in old {
-            guard let value = entry.value else { continue }
-            if picks.contains(entry.id) { removed.append(value) } else { insertNew(entry.id, value) }
-        }
+        for key in emptied { pages[key] = nil }
+        count -= removed.count
         return removed
     }
 
-    /// Makes room for `capacity` entries in all without growing.
+    /// Makes room for `capacity` entries in all (pages for as many
+    /// consecutive keys) without growing the directory.
     mutating func reserveCapacity(_ capacity: Int) {
-        if capacity * 4 > entries.count * 3 { resize(toHold: capacity) }
-    }
-
-    /// Moves every entry to an array of the smallest power-of-two size that
-    /// holds `capacity` entries at most three quarters full.
-    private mutating func resize(toHold capacity: Int) {
-        var size = max(16, entries.count)
-        while capacity * 4 > size * 3 { size *= 2 }
-        let old = entries
-        entries = ContiguousArray(repeating: .empty, count: size)
-        shift = UInt64(64 - size.trailingZeroBitCount)
-        for entry in old {
-            if let value = entry.value { insertNew(entry.id, value) }
-        }
+        pages.reserveCapacity((capacity + 15) / 16)
     }
 
     /// Every value, in no particular order.
     var allValues: [Value] {
         var result: [Value] = []
         result.reserveCapacity(count)
-        for entry in entries { if let value = entry.value { result.append(value) } }
+        for page in pages.values {
+            for value in page.values { if let value { result.append(value) } }
+        }
         return result
     }
 
     /// Calls `body` with every entry, in no particular order.
     func forEach(_ body: (ManagedObjectID, Value) throws -> Void) rethrows {
-        for entry in entries { if let value = entry.value { try body(entry.id, value) } }
+        for (key, page) in pages {
+            for slot in 0..<16 { if let value = page.values[slot] { try body(key.id(at: slot), value) } }
+        }
     }
 }
 
