@@ -57,7 +57,8 @@ struct IdentityMap {
         return entries.removeValue(forKey: id) { object in object.isFault && isKnownUniquelyReferenced(&object) }
     }
 
-    /// Makes room for `additional` more objects without rehashing.
+    /// Makes room for `additional` more objects of consecutive keys (a
+    /// fetch's) without growing the directory of pages.
     mutating func reserveCapacity(_ additional: Int) {
         entries.reserveCapacity(entries.count + additional)
     }

@@ -95,8 +95,9 @@ extension ManagedObjectContext {
             var dictionary: [String: Any] = [:]
             // A sub-entity's object holds the parent's relationships further on.
             let own = object._entity
+            let values = snapshot.values
             for (name, index) in zip(names, indexes) {
-                let value = snapshot.values[own === entity || own == nil ? index
+                let value = values[own === entity || own == nil ? index
                     : own!.localIndex(index, declaredWithAttributeCount: entity.attributes.count)]
                 if entity.relationship(at: index) != nil {
                     if case .objectID(let id) = value { dictionary[name] = id }

@@ -53,7 +53,8 @@ package struct AggregatePlan {
             var order: [[ExactValue]] = []
             var groups: [[ExactValue]: [Snapshot]] = [:]
             for snapshot in snapshots {
-                let key = groupBy.map { ExactValue(snapshot.values[$0]) }
+                let values = snapshot.values
+                let key = groupBy.map { ExactValue(values[$0]) }
                 if groups[key] == nil { order.append(key) }
                 groups[key, default: []].append(snapshot)
             }
@@ -71,8 +72,9 @@ package struct AggregatePlan {
             if let having { rows = rows.filter { Self.holds(having, on: $0, plan: self) == true } }
         } else {
             rows = snapshots.map { snapshot in
-                columns.map { column in
-                    if case .property(let index) = column.kind { return snapshot.values[index] }
+                let values = snapshot.values
+                return columns.map { column in
+                    if case .property(let index) = column.kind { return values[index] }
                     return .null
                 }
             }

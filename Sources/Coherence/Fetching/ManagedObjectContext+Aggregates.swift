@@ -70,8 +70,9 @@ extension ManagedObjectContext {
             let snapshots = try fetch(committed).compactMap { object -> Snapshot? in
                 guard let snapshot = object._snapshot ?? _committedSnapshot(of: object) else { return nil }
                 guard let own = object._entity, own !== entity else { return snapshot }
+                let ownValues = snapshot.values
                 let values = (0..<entity.propertyCount).map {
-                    snapshot.values[own.localIndex($0, declaredWithAttributeCount: entity.attributes.count)]
+                    ownValues[own.localIndex($0, declaredWithAttributeCount: entity.attributes.count)]
                 }
                 return Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version)
             }

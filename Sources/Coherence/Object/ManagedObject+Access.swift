@@ -202,7 +202,7 @@ extension ManagedObject {
 
     /// Writes store values into the properties, without change tracking.
     final func _apply(values: Snapshot.Values, entity: EntityDescription) {
-        precondition(values.count == entity.propertyCount,
+        precondition(values.count >= entity.propertyCount,
                      "Coherence: a snapshot of \(entity.name) has \(values.count) values for \(entity.propertyCount) properties")
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         for (index, slot) in entity.attributeSlots.enumerated() {

@@ -392,22 +392,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// Called after the object turned into a fault.
     open func didTurnIntoFault() {}
 
-    // MARK: Hashable, description
-
-    public static func == (lhs: ManagedObject, rhs: ManagedObject) -> Bool {
-        lhs === rhs
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(self))
-    }
-
-    /// The hash `Set<ManagedObject>` uses (the notifications' sets, the
-    /// context's inserted, updated and deleted objects): the object's
-    /// address mixed without `Hasher` (see `mixedHash(_:seed:)`).
-    public func _rawHashValue(seed: Int) -> Int {
-        mixedHash(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
-    }
+    // MARK: Description (Hashable: ManagedObject+Hashing.swift)
 
     open var description: String {
         var state: [String] = []

@@ -4,12 +4,17 @@ import Foundation
 /// returns, what objects keep as their last committed state, and what a save
 /// hands back for each saved object.
 ///
-/// A snapshot read from a store is one allocation: its ID, version and
-/// values live together in one immutable buffer, values of fixed-width types
-/// in 8 bytes each (see `SnapshotLayout`), so copying a snapshot copies a
-/// reference. (A fetch makes one per row: a separate array of ``StoreValue``s
-/// would double the allocations, and triple the memory written, of every row
-/// read.) A snapshot made from an array, as a save makes them, shares it.
+/// A snapshot that Coherence's SQL stores read from a row is one allocation:
+/// its ID, version and values live together in one immutable buffer, values
+/// of fixed-width types in 8 bytes each (see `SnapshotLayout`), so copying a
+/// snapshot copies a reference. (A fetch makes one per row: a separate array
+/// of ``StoreValue``s would double the allocations, and triple the memory
+/// written, of every row read.) A snapshot made from an array, as saves and
+/// custom stores make them, shares the array.
+///
+/// Coming from earlier versions, where `Snapshot` was a class and `values` an
+/// array: a store that edits a snapshot's values copies them first,
+/// `var values = Array(snapshot.values)`, and makes a new snapshot from them.
 ///
 /// (`@unchecked Sendable`: the buffer is written only while the snapshot is
 /// made, before anything else can see it, and is immutable after.)
@@ -45,6 +50,8 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The `StoreValue` in the whole slot that starts at value word `word`.
+    /// (Its words were bound to `StoreValue` when the builder initialized
+    /// them; the bitmap and the fixed-width words stay bound to `UInt64`.)
     @inline(__always)
     static func value(at word: Int, _ layout: SnapshotLayout, _ words: UnsafeMutablePointer<UInt64>) -> UnsafeMutablePointer<StoreValue> {
         UnsafeMutableRawPointer(words + layout.bitmapWords + word).assumingMemoryBound(to: StoreValue.self)
@@ -117,7 +124,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             case (.double, .double(let double)): word.initialize(to: double.bitPattern)
             case (.bool, .bool(let bool)): word.initialize(to: bool ? 1 : 0)
             case (.date, .date(let date)): word.initialize(to: date.timeIntervalSinceReferenceDate.bitPattern)
-            case (.whole, _): UnsafeMutableRawPointer(word).assumingMemoryBound(to: StoreValue.self).initialize(to: value)
+            case (.whole, _): UnsafeMutableRawPointer(word).initializeMemory(as: StoreValue.self, to: value)
             default:
                 preconditionFailure("a snapshot of \(header.pointee.objectID.entityName) was given \(value) for a value of kind \(slot.kind)")
             }
@@ -149,14 +156,14 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
 
     /// The ID, version and values, for debugging.
     public var description: String {
-        "Snapshot(\(objectID), v\(version), \(Array(values)))"
+        "Snapshot(\(objectID), v\(version), \(values))"
     }
 
     /// A snapshot's values: a read-only, random-access view of its buffer.
     /// `Array(snapshot.values)` makes a mutable copy.
     ///
     /// **Complexity:** O(1) to get, to subscript and to count.
-    public struct Values: RandomAccessCollection, @unchecked Sendable, Equatable {
+    public struct Values: RandomAccessCollection, @unchecked Sendable, Equatable, CustomStringConvertible {
         let storage: Storage
         /// The number of values (one past the last index).
         public let endIndex: Int
@@ -182,16 +189,19 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             return storage.withUnsafeMutablePointerToElements { words in
                 if Snapshot.isNull(position, words) { return .null }
                 let slot = layout.slots[position]
-                let word = words[layout.bitmapWords + slot.word]
+                let word = words + layout.bitmapWords + slot.word
                 switch slot.kind {
-                case .integer: return .integer(Int64(bitPattern: word))
-                case .double: return .double(Double(bitPattern: word))
-                case .bool: return .bool(word != 0)
-                case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: word)))
+                case .integer: return .integer(Int64(bitPattern: word.pointee))
+                case .double: return .double(Double(bitPattern: word.pointee))
+                case .bool: return .bool(word.pointee != 0)
+                case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: word.pointee)))
                 case .whole: return Snapshot.value(at: slot.word, layout, words).pointee
                 }
             }
         }
+
+        /// The values, as an array prints them.
+        public var description: String { Array(self).description }
 
         /// Whether both hold the same values in the same order.
         public static func == (lhs: Values, rhs: Values) -> Bool {

@@ -7,7 +7,8 @@
 /// One layout per entity, made once by the store and shared by every
 /// snapshot of the entity's rows.
 final class SnapshotLayout: @unchecked Sendable {
-    // @unchecked: `slots` is written only by the initializer.
+    // @unchecked: `slots` is immutable memory the layout owns, written only
+    // by the initializer.
     enum Kind: UInt8, Sendable {
         /// `.integer`, stored as its bits.
         case integer
@@ -32,7 +33,7 @@ final class SnapshotLayout: @unchecked Sendable {
     /// The slots, one per value: memory the layout owns, read without the
     /// retain and release that reading an array from a class would cost
     /// (every value of every row read goes through it).
-    let slots: UnsafeMutablePointer<Slot>
+    let slots: UnsafePointer<Slot>
     /// The number of values.
     let count: Int
     /// The number of words of the null bitmap (one bit per value).
@@ -40,28 +41,43 @@ final class SnapshotLayout: @unchecked Sendable {
     /// The number of words the bitmap and the values take.
     let wordCount: Int
 
-    init(_ kinds: [Kind]) {
+    /// The entity description the layout was made from, if any.
+    let entity: ObjectIdentifier?
+
+    init(_ kinds: [Kind], entity: ObjectIdentifier? = nil) {
+        self.entity = entity
         precondition(MemoryLayout<StoreValue>.alignment <= 8, "a StoreValue must fit a snapshot's 8-byte words")
         let wholeWords = (MemoryLayout<StoreValue>.size + 7) / 8
         var word = 0
-        slots = .allocate(capacity: kinds.count)
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: kinds.count)
         for (index, kind) in kinds.enumerated() {
             (slots + index).initialize(to: Slot(kind: kind, word: word))
             word += kind == .whole ? wholeWords : 1
         }
+        self.slots = UnsafePointer(slots)
         count = kinds.count
         bitmapWords = (kinds.count + 63) / 64
         wordCount = bitmapWords + word
     }
 
     deinit {
-        slots.deinitialize(count: count)
+        UnsafeMutablePointer(mutating: slots).deinitialize(count: count)
         slots.deallocate()
     }
 
     /// The layout of the snapshots of `entity` that ``SQLStore`` reads:
     /// stored attributes of fixed-width types in a word, the rest whole.
     convenience init(_ entity: EntityDescription) {
+        self.init(Self.kinds(of: entity), entity: ObjectIdentifier(entity))
+    }
+
+    /// Whether this layout was made from `entity` (the same description, not
+    /// only the same name). **Complexity:** O(1).
+    func fits(_ entity: EntityDescription) -> Bool {
+        self.entity == ObjectIdentifier(entity)
+    }
+
+    private static func kinds(of entity: EntityDescription) -> [Kind] {
         var kinds: [Kind] = entity.attributeSlots.map { slot in
             if slot.isTransient { return .whole }
             switch slot.attributeType {
@@ -73,6 +89,6 @@ final class SnapshotLayout: @unchecked Sendable {
             }
         }
         kinds += Array(repeating: .whole, count: entity.relationships.count)
-        self.init(kinds)
+        return kinds
     }
 }

@@ -6,40 +6,45 @@
 /// finds a page by its first key. A fetch in key order, the common one,
 /// so writes each cache line of values once for many rows instead of once
 /// per row at a random place in a table of every row (a miss per row and
-/// per table once the table outgrows the cache), and a page takes 8 bytes
-/// a value where a hash table of IDs takes about 40. Sparse keys cost more:
-/// at worst a page for a single value.
+/// per table once the table outgrows the cache), and a full page takes
+/// about 13 bytes a value (with its share of the directory) where a hash
+/// table of IDs takes about 40. Sparse keys cost more: at worst a page for
+/// a single value.
 ///
 /// **Complexity:** lookups, insertions and removals O(1) amortized (one
 /// directory lookup); ``removeAll(where:)`` and iteration O(pages).
 struct ObjectIDTable<Value> {
-    /// The first ID of a page: its class, store and key divided by 16.
+    /// A page's IDs: their class and store, and their keys shifted right by
+    /// 4 bits (rounded down, so that negative keys have pages too).
     private struct PageKey: Hashable {
-        let objectClass: ObjectIdentifier
+        let objectClass: ManagedObject.Type
         let storeNumber: UInt32
         let block: Int64
 
         init(_ id: ManagedObjectID) {
-            objectClass = ObjectIdentifier(id.objectClass)
+            objectClass = id.objectClass
             storeNumber = id.storeNumber
             block = id.key >> 4
         }
 
+        static func == (lhs: PageKey, rhs: PageKey) -> Bool {
+            lhs.block == rhs.block && lhs.objectClass == rhs.objectClass && lhs.storeNumber == rhs.storeNumber
+        }
+
         func _rawHashValue(seed: Int) -> Int {
-            mixedHash(UInt64(bitPattern: block) ^ UInt64(UInt(bitPattern: objectClass)) &* 0x9E37_79B9_7F4A_7C15
+            mixedHash(UInt64(bitPattern: block) ^ UInt64(UInt(bitPattern: ObjectIdentifier(objectClass))) &* 0x9E37_79B9_7F4A_7C15
                       ^ UInt64(storeNumber) << 40, seed: seed)
         }
 
         func hash(into hasher: inout Hasher) {
-            hasher.combine(objectClass)
+            hasher.combine(ObjectIdentifier(objectClass))
             hasher.combine(storeNumber)
             hasher.combine(block)
         }
 
         /// The ID at `slot` of this page.
         func id(at slot: Int) -> ManagedObjectID {
-            ManagedObjectID(objectClass: unsafeBitCast(objectClass, to: ManagedObject.Type.self),
-                            storeNumber: storeNumber, key: block << 4 | Int64(slot))
+            ManagedObjectID(objectClass: objectClass, storeNumber: storeNumber, key: block << 4 | Int64(slot))
         }
     }
 
@@ -63,12 +68,6 @@ struct ObjectIDTable<Value> {
     private(set) var count = 0
 
     init() {}
-
-    init(minimumCapacity: Int) {
-        reserveCapacity(minimumCapacity)
-    }
-
-    var isEmpty: Bool { count == 0 }
 
     @inline(__always)
     private static func slot(_ id: ManagedObjectID) -> Int { Int(truncatingIfNeeded: id.key & 15) }
@@ -101,17 +100,6 @@ struct ObjectIDTable<Value> {
         removeValue(forKey: id) { _ in true }
     }
 
-    /// The value for `id` passed to `body` to modify in place (for example
-    /// to ask whether it is uniquely referenced); `nil` if there is none.
-    mutating func withValue<R>(forKey id: ManagedObjectID, _ body: (inout Value) -> R) -> R? {
-        let key = PageKey(id)
-        guard pages[key] != nil else { return nil }
-        let slot = Self.slot(id)
-        return pages[key]!.modify { page in
-            page.values[slot] == nil ? nil : body(&page.values[slot]!)
-        }
-    }
-
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
         let key = PageKey(id)
@@ -124,7 +112,10 @@ struct ObjectIDTable<Value> {
         }
         guard removed != nil else { return nil }
         count -= 1
-        if pages.values[index].count == 0 { pages.remove(at: index) }
+        if pages.values[index].count == 0 {
+            pages.remove(at: index)
+            shrinkIfSparse()
+        }
         return removed
     }
 
@@ -150,7 +141,18 @@ struct ObjectIDTable<Value> {
         }
         for key in emptied { pages[key] = nil }
         count -= removed.count
+        shrinkIfSparse()
         return removed
+    }
+
+    /// A directory never gives back its room by itself: when it holds less
+    /// than a quarter of what it has room for (past a small size), it is
+    /// copied into one sized for what is left.
+    private mutating func shrinkIfSparse() {
+        guard pages.capacity > 64, pages.count * 4 < pages.capacity else { return }
+        var smaller = [PageKey: Page](minimumCapacity: pages.count)
+        for (key, page) in pages { smaller[key] = page }
+        pages = smaller
     }
 
     /// Makes room for `capacity` entries in all (pages for as many
@@ -168,19 +170,4 @@ struct ObjectIDTable<Value> {
         }
         return result
     }
-
-    /// Calls `body` with every entry, in no particular order.
-    func forEach(_ body: (ManagedObjectID, Value) throws -> Void) rethrows {
-        for (key, page) in pages {
-            for slot in 0..<16 { if let value = page.values[slot] { try body(key.id(at: slot), value) } }
-        }
-    }
 }
-
-/// The seed of every ``ObjectIDTable`` in this process: `Hasher`'s, so that
-/// `SWIFT_DETERMINISTIC_HASHING` makes it fixed too.
-private let processSeed: UInt64 = {
-    var hasher = Hasher()
-    hasher.combine(0x436F_6865_7265_6E63 as UInt64)
-    return UInt64(bitPattern: Int64(hasher.finalize()))
-}()

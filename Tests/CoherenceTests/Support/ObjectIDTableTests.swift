@@ -2,10 +2,10 @@
 import PropertyBased
 import Testing
 
-/// The identity map's and the row cache's hash table agrees with a
-/// `Dictionary` under random insertions, replacements and removals, with
-/// keys dense enough that entries share runs of slots (so that removals
-/// shift entries back across wrap-arounds).
+/// The identity map's and the row cache's table agrees with a `Dictionary`
+/// under random insertions, replacements and removals, with keys that share
+/// pages (16 consecutive keys of a class and store), negative and extreme
+/// keys among them, and pages that empty and come back.
 @Suite("Object ID table")
 struct ObjectIDTableTests {
     enum Operation {
@@ -15,16 +15,18 @@ struct ObjectIDTableTests {
     }
 
     static let classes: [ManagedObject.Type] = [Server.self, FeedItem.self]
+    /// Keys around 0 and at both ends of Int64, where pages start and end.
+    static let keys: [Int64] = Array(-40...120) + [.min, .min + 1, .min + 15, .min + 16, .max, .max - 1, .max - 15, .max - 16]
 
     static func id(_ key: Int64, _ classIndex: Int, _ store: UInt32) -> ManagedObjectID {
         ManagedObjectID(objectClass: classes[classIndex], storeNumber: store, key: key)
     }
 
     static let operations: Generator<Operation, some SendableSequenceType> = Gen.oneOf(
-        zip(Gen.int64(in: 0...200), Gen.int(in: 0...1), Gen.uint32(in: 0...2), Gen.int(in: 0...1_000))
-            .map { Operation.set(key: $0, classIndex: $1, store: $2, value: $3) },
-        zip(Gen.int64(in: 0...200), Gen.int(in: 0...1), Gen.uint32(in: 0...2))
-            .map { Operation.remove(key: $0, classIndex: $1, store: $2) },
+        zip(Gen.int(in: 0...(keys.count - 1)), Gen.int(in: 0...1), Gen.uint32(in: 0...2), Gen.int(in: 0...1_000))
+            .map { Operation.set(key: keys[$0], classIndex: $1, store: $2, value: $3) },
+        zip(Gen.int(in: 0...(keys.count - 1)), Gen.int(in: 0...1), Gen.uint32(in: 0...2))
+            .map { Operation.remove(key: keys[$0], classIndex: $1, store: $2) },
         Gen.always(Operation.removeOdd)
     )
 
@@ -41,21 +43,23 @@ struct ObjectIDTableTests {
                     let id = Self.id(key, classIndex, store)
                     #expect(table.removeValue(forKey: id) == model.removeValue(forKey: id))
                 case .removeOdd:
-                    let removed = table.removeAll { _, value in value % 2 == 1 }
+                    var seen: [ManagedObjectID: Int] = [:]
+                    let removed = table.removeAll { id, value in
+                        seen[id] = value
+                        return value % 2 == 1
+                    }
+                    // The closure saw every entry, under its own ID.
+                    #expect(seen == model)
                     let expected = model.values.filter { $0 % 2 == 1 }
                     model = model.filter { $0.value % 2 == 0 }
                     #expect(removed.sorted() == expected.sorted())
                 }
                 #expect(table.count == model.count)
             }
-            for (id, value) in model { #expect(table[id] == value) }
-            for key in Int64(0)...200 { for classIndex in 0...1 { for store in UInt32(0)...2 {
+            for key in Self.keys { for classIndex in 0...1 { for store in UInt32(0)...2 {
                 let id = Self.id(key, classIndex, store)
                 #expect(table[id] == model[id])
             } } }
-            var seen: [ManagedObjectID: Int] = [:]
-            table.forEach { id, value in seen[id] = value }
-            #expect(seen == model)
             #expect(table.allValues.sorted() == model.values.sorted())
         }
     }
@@ -70,16 +74,29 @@ struct ObjectIDTableTests {
         #expect(table.removeValue(forKey: Self.id(4, 0, 1)) { $0 % 2 == 0 } == 4)
         #expect(table[Self.id(4, 0, 1)] == nil)
         #expect(table.removeValue(forKey: Self.id(1000, 0, 1)) { _ in true } == nil)
-        #expect(table.withValue(forKey: Self.id(5, 0, 1)) { value in value += 10; return value } == 15)
-        #expect(table[Self.id(5, 0, 1)] == 15)
         #expect(table.count == 99)
     }
 
+    /// A copy is a value: changing it leaves the original as it was.
+    @Test func aCopyIsIndependent() {
+        var original = ObjectIDTable<Int>()
+        for key in Int64(0)..<40 { original[Self.id(key, 1, 1)] = Int(key) }
+        var copy = original
+        copy[Self.id(5, 1, 1)] = 500
+        copy[Self.id(6, 1, 1)] = nil
+        _ = copy.removeAll { _, value in value >= 16 && value < 100 }
+        #expect(original.count == 40 && copy.count == 15)
+        #expect(original[Self.id(5, 1, 1)] == 5 && original[Self.id(6, 1, 1)] == 6 && original[Self.id(30, 1, 1)] == 30)
+        #expect(copy[Self.id(5, 1, 1)] == 500 && copy[Self.id(6, 1, 1)] == nil && copy[Self.id(30, 1, 1)] == nil)
+    }
+
     /// A large sequential key range (as a store issues keys) is found again
-    /// after growth, and reserving room first gives the same table.
-    @Test func sequentialKeysAcrossGrowth() {
+    /// after growth, whether room was reserved first or not; emptying most
+    /// of it leaves the rest findable.
+    @Test func sequentialKeysAcrossGrowthAndShrinking() {
         var grown = ObjectIDTable<Int64>()
-        var reserved = ObjectIDTable<Int64>(minimumCapacity: 50_000)
+        var reserved = ObjectIDTable<Int64>()
+        reserved.reserveCapacity(50_000)
         for key in Int64(1)...50_000 {
             grown[Self.id(key, 1, 3)] = key
             reserved[Self.id(key, 1, 3)] = key
@@ -87,5 +104,28 @@ struct ObjectIDTableTests {
         #expect(grown.count == 50_000 && reserved.count == 50_000)
         #expect((Int64(1)...50_000).allSatisfy { grown[Self.id($0, 1, 3)] == $0 && reserved[Self.id($0, 1, 3)] == $0 })
         #expect(grown[Self.id(1, 0, 3)] == nil && grown[Self.id(1, 1, 2)] == nil)
+        #expect(grown.removeAll { _, key in key % 1000 != 0 }.count == 49_950)
+        #expect(grown.count == 50)
+        #expect((Int64(1)...50_000).allSatisfy { grown[Self.id($0, 1, 3)] == ($0 % 1000 == 0 ? $0 : nil) })
+    }
+
+    /// IDs and objects hash for sets and dictionaries without `Hasher`;
+    /// equal IDs hash alike, and IDs that differ only in their class, store
+    /// or temporariness are told apart.
+    @Test func objectIDsInSetsAndDictionaries() {
+        let ids = (Int64(-20)...20).flatMap { key in
+            [Self.id(key, 0, 0), Self.id(key, 0, 1), Self.id(key, 1, 0), Self.id(key, 1, 1)]
+        }
+        let set = Set(ids)
+        #expect(set.count == ids.count)
+        for id in ids {
+            let twin = ManagedObjectID(objectClass: id.objectClass, storeNumber: id.storeNumber, key: id.key)
+            #expect(set.contains(twin))
+            #expect(twin._rawHashValue(seed: 7) == id._rawHashValue(seed: 7))
+        }
+        let objects = (0..<100).map { _ in Server() }
+        let objectSet = Set(objects)
+        #expect(objectSet.count == 100 && objects.allSatisfy(objectSet.contains))
+        #expect(!objectSet.contains(Server()))
     }
 }

@@ -238,7 +238,7 @@ package final class SQLStore: Sendable {
     /// The snapshots of the rows `sql` selects with `arguments`.
     func snapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue] = [], entity: EntityDescription) throws -> [Snapshot] {
         var snapshots: [Snapshot] = []
-        let layout = self.sql(entity).snapshotLayout
+        let layout = snapshotLayout(entity)
         // SQLite's rows by their type, so that the per-column code is
         // specialized for them (a fetch runs it for every column of every row).
         if let db = db as? SQLiteDatabase {
@@ -253,7 +253,7 @@ package final class SQLStore: Sendable {
     /// first column holding a key (the owner's, for prefetching).
     func keyedSnapshots(_ db: any SQLDatabase, _ sql: String, _ arguments: [StoreValue], entity: EntityDescription) throws -> [(Int64, Snapshot)] {
         var snapshots: [(Int64, Snapshot)] = []
-        let layout = self.sql(entity).snapshotLayout
+        let layout = snapshotLayout(entity)
         if let db = db as? SQLiteDatabase {
             try db.forEachSQLiteRow(sql, arguments) { snapshots.append(($0.int64(0), try snapshot(from: $0, entity: entity, layout: layout, offset: 1))) }
         } else {
@@ -265,6 +265,15 @@ package final class SQLStore: Sendable {
     /// The ID of row `key` of an entity of this store.
     func makeObjectID(_ objectClass: ManagedObject.Type, key: Int64) -> ManagedObjectID {
         ManagedObjectID(objectClass: objectClass, storeNumber: storeNumber, key: key)
+    }
+
+    /// How the snapshots of `entity` keep their values: the layout made with
+    /// the store's statements, unless `entity` is not the description they
+    /// were made from (another model's entity of the same name), which gets
+    /// its own. Once per fetch, not per row.
+    func snapshotLayout(_ entity: EntityDescription) -> SnapshotLayout {
+        let layout = sql(entity).snapshotLayout
+        return layout.fits(entity) ? layout : SnapshotLayout(entity)
     }
 
     /// The per-row SQL of `entity`.
