@@ -59,6 +59,8 @@ extension ManagedObjectContext {
         var updated: Set<ManagedObject>
         var deleted: Set<ManagedObject>
         var result: StoreSaveResult
+        /// `inserted` in the order of the request's inserted rows.
+        var insertedInOrder: [ManagedObject] = []
         while true {
             deleted = tracker.deleted
             inserted = tracker.inserted.union(resolution.reinserted)
@@ -74,7 +76,8 @@ extension ManagedObjectContext {
                 request.inserted.reserveCapacity(inserted.count)
                 request.updated.reserveCapacity(updated.count)
                 request.deleted.reserveCapacity(deleted.count)
-                for object in inserted {
+                insertedInOrder = Array(inserted)
+                for object in insertedInOrder {
                     request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
                 }
                 for object in updated {
@@ -115,13 +118,21 @@ extension ManagedObjectContext {
         }
 
         // Committed: from here on nothing may fail.
-        adoptPermanentIDs(result.permanentIDs, for: Array(inserted))
-        for object in inserted.union(updated) {
-            object._snapshot = result.snapshots[object.objectID] ?? object._snapshot
+        let insertedSnapshots = result.insertedSnapshots.flatMap { $0.count == insertedInOrder.count ? $0 : nil }
+        adoptPermanentIDs(result.permanentIDs, for: insertedInOrder, snapshots: insertedSnapshots)
+        func adopt(_ snapshot: Snapshot?, by object: ManagedObject) {
+            object._snapshot = snapshot ?? object._snapshot
             if let entity = object._entity, entity.hasTransientAttributes {
                 object._snapshot = object._snapshot?.keepingTransientValues(of: object, entity: entity)
             }
             object._lifecycle = []
+        }
+        if let insertedSnapshots {
+            // The store's snapshots in the objects' order: no lookups.
+            for (object, snapshot) in zip(insertedInOrder, insertedSnapshots) { adopt(snapshot, by: object) }
+            for object in updated where inserted.isEmpty || !inserted.contains(object) { adopt(result.snapshots[object.objectID], by: object) }
+        } else {
+            for object in inserted.union(updated) { adopt(result.snapshots[object.objectID], by: object) }
         }
         for object in resolution.lost {
             object._clearTracking()
@@ -270,8 +281,10 @@ extension ManagedObjectContext {
 
     /// Re-keys objects under their permanent IDs and rewrites every
     /// relationship that refers to their temporary IDs (only their own and
-    /// their destinations' can, since inverses are always kept).
-    func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject]) {
+    /// their destinations' can, since inverses are always kept). With
+    /// `snapshots` (the objects' new snapshots, in their order), each
+    /// object's permanent ID is its snapshot's.
+    func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject], snapshots: [Snapshot]? = nil) {
         guard !mapping.isEmpty else { return }
         derivations.remap(mapping)
         // Only objects with relationships hold IDs to replace: the saved
@@ -286,8 +299,12 @@ extension ManagedObjectContext {
                 }
             }
         }
-        for object in objects {
-            guard let permanent = mapping[object.objectID] else { continue }
+        for (index, object) in objects.enumerated() {
+            // The permanent ID from the object's new snapshot when the store
+            // gave them in the objects' order (a permanent ID stays as it
+            // is), otherwise looked up.
+            let permanent = snapshots.map { $0[index].objectID } ?? mapping[object.objectID]
+            guard let permanent, permanent != object.objectID else { continue }
             registered[object.objectID] = nil
             object._id = permanent
             registered[permanent] = object

@@ -182,6 +182,12 @@ public struct StoreSaveResult: Sendable {
     public var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
     /// The new snapshot of each inserted and updated object, by permanent ID.
     public var snapshots: [ManagedObjectID: Snapshot] = [:]
+    /// The snapshots of the request's inserted objects in the request's
+    /// order (those `snapshots` holds for them), when the store gives them:
+    /// a context then takes each object's permanent ID and snapshot from
+    /// here instead of looking both up (two random reads per object). A
+    /// custom store leaves it `nil`.
+    var insertedSnapshots: [Snapshot]?
 
     /// A result with the given permanent IDs and snapshots.
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], snapshots: [ManagedObjectID: Snapshot] = [:]) {

@@ -6,8 +6,7 @@ extension SQLStore {
 
     package func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
         try write { db in
-            let mapping = try reserveKeys(for: Array(zip(objectIDs, entities)), in: db)
-            return objectIDs.map { mapping[$0] ?? $0 }
+            try reserveKeys(for: Array(zip(objectIDs, entities)), in: db)
         }
     }
 
@@ -27,12 +26,13 @@ extension SQLStore {
         return last - Int64(count) + 1 ... last
     }
 
-    /// Permanent IDs for the temporary ones among `objects`: one key range
-    /// per entity, taken in the objects' order. Permanent IDs are skipped.
+    /// The permanent ID of each of `objects`, in their order: a temporary ID
+    /// gets a new one, from one key range per entity taken in the objects'
+    /// order; a permanent ID is kept.
     /// **Complexity:** O(objects × entities among them; a run of objects of
     /// one entity costs O(1) each), plus one statement per entity.
     func reserveKeys(for objects: some Collection<(ManagedObjectID, EntityDescription)>,
-                     in db: any SQLDatabase) throws -> [ManagedObjectID: ManagedObjectID] {
+                     in db: any SQLDatabase) throws -> [ManagedObjectID] {
         // Per entity: how many keys it needs, then the next of its range.
         var ranges: [(entity: EntityDescription, count: Int, next: Int64)] = []
         var current = 0
@@ -51,18 +51,22 @@ extension SQLStore {
             ranges[range(of: entity)].count += 1
             total += 1
         }
-        guard total > 0 else { return [:] }
+        guard total > 0 else { return objects.map(\.0) }
         for index in ranges.indices {
             ranges[index].next = try reserveKeyRange(ranges[index].count, for: ranges[index].entity, in: db).lowerBound
         }
-        var mapping: [ManagedObjectID: ManagedObjectID] = [:]
-        mapping.reserveCapacity(total)
-        for (id, entity) in objects where id.isTemporaryID {
+        var permanent: [ManagedObjectID] = []
+        permanent.reserveCapacity(objects.count)
+        for (id, entity) in objects {
+            guard id.isTemporaryID else {
+                permanent.append(id)
+                continue
+            }
             let index = range(of: entity)
-            mapping[id] = makeObjectID(entity.managedObjectClass, key: ranges[index].next)
+            permanent.append(makeObjectID(entity.managedObjectClass, key: ranges[index].next))
             ranges[index].next += 1
         }
-        return mapping
+        return permanent
     }
 
     package func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
@@ -77,7 +81,11 @@ extension SQLStore {
             }
             if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
             var result = StoreSaveResult()
-            result.permanentIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
+            let insertedIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
+            result.permanentIDs.reserveCapacity(insertedIDs.count)
+            for (insert, id) in zip(request.inserted, insertedIDs) where insert.objectID.isTemporaryID {
+                result.permanentIDs[insert.objectID] = id
+            }
             let mapping = result.permanentIDs
             result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
             var conflicts: [StoreConflictError.Conflict] = []
@@ -131,8 +139,9 @@ extension SQLStore {
             var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = [:]
             var order: [ObjectIdentifier] = []
             var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
-            for insert in request.inserted {
-                let id = mapping[insert.objectID] ?? insert.objectID
+            result.insertedSnapshots = []
+            result.insertedSnapshots?.reserveCapacity(request.inserted.count)
+            for (insert, id) in zip(request.inserted, insertedIDs) {
                 guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
                 let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
                 let key = ObjectIdentifier(insert.entity)
@@ -142,7 +151,9 @@ extension SQLStore {
                 }
                 rows[key]!.rows.append((id, values))
                 if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
-                result.snapshots[id] = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+                let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+                result.snapshots[id] = snapshot
+                result.insertedSnapshots?.append(snapshot)
             }
             for key in order {
                 let (entity, entityRows) = rows.removeValue(forKey: key)!
