@@ -63,9 +63,21 @@ struct ObjectIDTable<Value> {
         mutating func modify<R>(_ body: (inout Page) -> R) -> R { body(&self) }
     }
 
+    /// The pages. Every change but a page's in place (which may move
+    /// pages) clears `lastPage`.
     private var pages: [PageKey: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
+    /// The page used last and where it is: the next ID of a fetch or a save
+    /// in key order is on it 15 times out of 16, found without hashing.
+    private var lastPage: (key: PageKey, index: Dictionary<PageKey, Page>.Index)?
+
+    /// Where the page `key` is, if it exists.
+    @inline(__always)
+    private func index(of key: PageKey) -> Dictionary<PageKey, Page>.Index? {
+        if let lastPage, lastPage.key == key { return lastPage.index }
+        return pages.index(forKey: key)
+    }
 
     init() {}
 
@@ -74,7 +86,7 @@ struct ObjectIDTable<Value> {
 
     /// The value for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> Value? {
-        get { pages[PageKey(id)]?.values[Self.slot(id)] }
+        get { index(of: PageKey(id)).flatMap { pages.values[$0].values[Self.slot(id)] } }
         set {
             if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
         }
@@ -84,7 +96,17 @@ struct ObjectIDTable<Value> {
     @discardableResult
     mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
         let slot = Self.slot(id)
-        let old: Value? = pages[PageKey(id), default: Page()].modify { page in
+        let key = PageKey(id)
+        let index: Dictionary<PageKey, Page>.Index
+        if let found = self.index(of: key) {
+            index = found
+        } else {
+            lastPage = nil
+            pages[key] = Page()
+            index = pages.index(forKey: key)!
+        }
+        lastPage = (key, index)
+        let old: Value? = pages.values[index].modify { page in
             let old = page.values[slot].take()
             page.values[slot] = value
             if old == nil { page.count += 1 }
@@ -103,7 +125,7 @@ struct ObjectIDTable<Value> {
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
         let key = PageKey(id)
-        guard let index = pages.index(forKey: key) else { return nil }
+        guard let index = self.index(of: key) else { return nil }
         let slot = Self.slot(id)
         let removed: Value? = pages.values[index].modify { page in
             guard page.values[slot] != nil, shouldRemove(&page.values[slot]!) else { return nil }
@@ -113,6 +135,7 @@ struct ObjectIDTable<Value> {
         guard removed != nil else { return nil }
         count -= 1
         if pages.values[index].count == 0 {
+            lastPage = nil
             pages.remove(at: index)
             shrinkIfSparse()
         }
@@ -139,6 +162,7 @@ struct ObjectIDTable<Value> {
             }
             pages.formIndex(after: &index)
         }
+        lastPage = nil
         for key in emptied { pages[key] = nil }
         count -= removed.count
         shrinkIfSparse()
@@ -152,12 +176,14 @@ struct ObjectIDTable<Value> {
         guard pages.capacity > 64, pages.count * 4 < pages.capacity else { return }
         var smaller = [PageKey: Page](minimumCapacity: pages.count)
         for (key, page) in pages { smaller[key] = page }
+        lastPage = nil
         pages = smaller
     }
 
     /// Makes room for `capacity` entries in all (pages for as many
     /// consecutive keys) without growing the directory.
     mutating func reserveCapacity(_ capacity: Int) {
+        lastPage = nil
         pages.reserveCapacity((capacity + 15) / 16)
     }
 
