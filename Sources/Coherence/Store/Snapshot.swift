@@ -131,11 +131,6 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             header.pointee.count += 1
         }
 
-        /// Whether the next value is of an integer attribute.
-        var nextIsInteger: Bool {
-            header.pointee.count < layout.count && layout.slots[header.pointee.count].kind == .integer
-        }
-
         /// Appends the value `.integer(integer)`.
         @inline(__always)
         mutating func append(integer: Int64) {

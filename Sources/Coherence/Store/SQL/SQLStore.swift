@@ -186,19 +186,24 @@ package final class SQLStore: Sendable {
         let key = row.int64(offset)
         let version = row.int64(offset + 1)
         var column = offset + 2
+        let attributeSlots = entity.attributeSlots
         return try Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), version: version, layout: layout) { values in
-            for (index, slot) in entity.attributeSlots.enumerated() {
+            for index in attributeSlots.indices {
+                // The most common column, an integer attribute's holding an
+                // integer, without a StoreValue (a transient attribute's
+                // value is never kept in a word).
+                if layout.slots[index].kind == .integer, row.columnType(column) == .integer {
+                    values.append(integer: row.int64(column))
+                    column += 1
+                    continue
+                }
+                let slot = attributeSlots[index]
                 if slot.isTransient {
                     // No column: a loaded object has the declared initial value.
                     values.append(entity.attributes[index].defaultValue ?? .null)
                     continue
                 }
-                // The most common column, an integer, without a StoreValue.
-                if values.nextIsInteger, row.columnType(column) == .integer {
-                    values.append(integer: row.int64(column))
-                } else {
-                    values.append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
-                }
+                values.append(try attributeValue(row, column, slot: slot, entity: entity, index: index))
                 column += 1
             }
             for relationship in entity.relationships {
