@@ -23,12 +23,15 @@ extension ManagedObjectContext {
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         _assertOnQueue()
         processPendingChanges()
-        let objects = try matchingObjects(request)
-        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+        // Without prefetching, objects are filled as they are made, while
+        // their memory is still in the cache; with it, once it is done.
+        let prefetches = !request.relationshipKeyPathsForPrefetching.isEmpty
+        let objects = try matchingObjects(request, fulfilling: !request.returnsObjectsAsFaults && !prefetches)
+        if prefetches {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(of: request))
-        }
-        if !request.returnsObjectsAsFaults {
-            for object in objects where object.isFault { _fulfillFault(object) }
+            if !request.returnsObjectsAsFaults {
+                for object in objects where object.isFault { _fulfillFault(object) }
+            }
         }
         return objects
     }
@@ -223,7 +226,8 @@ extension ManagedObjectContext {
         return registerFault(snapshot.objectID, snapshot: snapshot, entity: entity)
     }
 
-    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
+    /// The objects `request` matches; with `fulfilling`, none of them a fault.
+    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, fulfilling: Bool = false) throws -> [Result] {
         let entity = try entity(of: request)
         let subentities = request.includesSubentities
         let pending = request.includesPendingChanges && hasPendingChanges(of: entity, subentities: subentities)
@@ -251,7 +255,13 @@ extension ManagedObjectContext {
         if let answered = try source.fetch(storeRequest) {
             snapshots = answered
             registered.reserveCapacity(answered.count)
-            if storeWindows { return answered.map { object(for: $0, entity: entity) as! Result } }
+            if storeWindows {
+                return answered.map { snapshot in
+                    let object = object(for: snapshot, entity: entity)
+                    if fulfilling, object.isFault { _fulfillFault(object) }
+                    return object as! Result
+                }
+            }
         } else {
             snapshots = try source.snapshots(of: entity, subentities: subentities)
             predicateInStore = false
@@ -295,7 +305,11 @@ extension ManagedObjectContext {
                 }
             }
         }
-        return window(matches, request)
+        let windowed = window(matches, request)
+        if fulfilling {
+            for object in windowed where object.isFault { _fulfillFault(object) }
+        }
+        return windowed
     }
 
     private func filter<Result: ManagedObject>(
