@@ -64,7 +64,7 @@ struct IdentityMap {
     }
 
     mutating func removeAll() {
-        entries = ObjectIDTable()
+        entries.removeAll()
         evictionThreshold = 1024
     }
 }

@@ -180,6 +180,15 @@ struct ObjectIDTable<Value> {
         pages = smaller
     }
 
+    /// Removes every entry, keeping the directory's room when it is small
+    /// (a context reset between small fetches does not grow it anew each
+    /// time) and giving it back when it is large.
+    mutating func removeAll() {
+        lastPage = nil
+        pages.removeAll(keepingCapacity: pages.capacity <= 1024)
+        count = 0
+    }
+
     /// Makes room for `capacity` entries in all (pages for as many
     /// consecutive keys) without growing the directory.
     mutating func reserveCapacity(_ capacity: Int) {
