@@ -40,7 +40,7 @@ public import Coherence
 /// **Complexity:** as `SQLiteStore`, plus a round trip per statement: a
 /// save of n new objects of one entity sends its rows as multi-row inserts
 /// of up to 65,535 parameters each.
-public final class PostgresStore: PersistentStore, AggregatingStore, PersistentHistoryStore {
+public final class PostgresStore: PersistentStore, AggregatingStore, PersistentHistoryStore, OrderedSaveResults {
     /// The shared SQL store this one runs on.
     let store: SQLStore
     let connections: PostgresConnections

@@ -23,8 +23,10 @@ extension ManagedObjectContext {
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         _assertOnQueue()
         processPendingChanges()
-        // Without prefetching, objects are filled as they are made, while
-        // their memory is still in the cache; with it, once it is done.
+        // Without prefetching, objects are filled (and `awakeFromFetch()`
+        // called) as the store's rows are turned into objects, while their
+        // memory is still in the cache, or after in-memory matching; with
+        // prefetching, once it is done.
         let prefetches = !request.relationshipKeyPathsForPrefetching.isEmpty
         let objects = try matchingObjects(request, fulfilling: !request.returnsObjectsAsFaults && !prefetches)
         if prefetches {

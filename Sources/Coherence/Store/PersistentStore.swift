@@ -185,8 +185,10 @@ public struct StoreSaveResult: Sendable {
     /// The snapshots of the request's inserted objects in the request's
     /// order (those `snapshots` holds for them), when the store gives them:
     /// a context then takes each object's permanent ID and snapshot from
-    /// here instead of looking both up (two random reads per object). A
-    /// custom store leaves it `nil`.
+    /// here instead of looking both up (two random reads per object). Kept
+    /// only from Coherence's own stores (``OrderedSaveResults``): the
+    /// coordinator clears it for any other, such as a custom store that
+    /// wraps one and may reorder the request or edit the result.
     var insertedSnapshots: [Snapshot]?
 
     /// A result with the given permanent IDs and snapshots.
@@ -217,3 +219,8 @@ extension StoreValue {
         }
     }
 }
+
+/// A store whose save results keep ``StoreSaveResult/insertedSnapshots`` in
+/// the order of the request it was given (Coherence's SQLite and PostgreSQL
+/// stores).
+package protocol OrderedSaveResults: PersistentStore {}

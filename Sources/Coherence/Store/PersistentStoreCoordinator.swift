@@ -327,8 +327,9 @@ public final class PersistentStoreCoordinator: Sendable {
         guard let store = stores.first else { throw StoreError.noPersistentStore }
         guard stores.count == 1 else { throw StoreError.severalStores(stores.count) }
         return try saveLock.withLock {
-            let result = try store.save(request)
+            var result = try store.save(request)
             rowCache.commit(changed: request.deleted.map(\.objectID), saved: result.snapshots.values)
+            if !(store is any OrderedSaveResults) { result.insertedSnapshots = nil }
             return result
         }
     }

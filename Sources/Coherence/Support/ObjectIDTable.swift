@@ -12,7 +12,8 @@
 /// a single value.
 ///
 /// **Complexity:** lookups, insertions and removals O(1) amortized (one
-/// directory lookup); ``removeAll(where:)`` and iteration O(pages).
+/// directory lookup); ``removeAll(where:)`` and iteration O(pages, or the
+/// directory's room up to 1,024 pages after ``removeAll()``).
 struct ObjectIDTable<Value> {
     /// A page's IDs: their class and store, and their keys shifted right by
     /// 4 bits (rounded down, so that negative keys have pages too).
@@ -63,13 +64,13 @@ struct ObjectIDTable<Value> {
         mutating func modify<R>(_ body: (inout Page) -> R) -> R { body(&self) }
     }
 
-    /// The pages. Every change but a page's in place (which may move
-    /// pages) clears `lastPage`.
+    /// The pages. Every change that may move pages (any but a change to a
+    /// page in place) clears `lastPage`.
     private var pages: [PageKey: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
-    /// The page used last and where it is: the next ID of a fetch or a save
-    /// in key order is on it 15 times out of 16, found without hashing.
+    /// The page written last and where it is: the next ID of a fetch or a
+    /// save in key order is on it 15 times out of 16, found without hashing.
     private var lastPage: (key: PageKey, index: Dictionary<PageKey, Page>.Index)?
 
     /// Where the page `key` is, if it exists.
@@ -162,6 +163,10 @@ struct ObjectIDTable<Value> {
             }
             pages.formIndex(after: &index)
         }
+        guard !emptied.isEmpty else {
+            count -= removed.count
+            return removed
+        }
         lastPage = nil
         for key in emptied { pages[key] = nil }
         count -= removed.count
@@ -170,10 +175,11 @@ struct ObjectIDTable<Value> {
     }
 
     /// A directory never gives back its room by itself: when it holds less
-    /// than a quarter of what it has room for (past a small size), it is
-    /// copied into one sized for what is left.
+    /// than a quarter of what it has room for (past 1,024 pages, the room
+    /// ``removeAll()`` keeps too), it is copied into one sized for what is
+    /// left.
     private mutating func shrinkIfSparse() {
-        guard pages.capacity > 64, pages.count * 4 < pages.capacity else { return }
+        guard pages.capacity > 1024, pages.count * 4 < pages.capacity else { return }
         var smaller = [PageKey: Page](minimumCapacity: pages.count)
         for (key, page) in pages { smaller[key] = page }
         lastPage = nil

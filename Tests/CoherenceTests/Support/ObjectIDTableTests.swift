@@ -77,6 +77,23 @@ struct ObjectIDTableTests {
         #expect(table.count == 99)
     }
 
+    /// Emptying the table (a context reset) forgets every entry; the table
+    /// takes new ones after, small or large.
+    @Test func removeAllThenReuse() {
+        var table = ObjectIDTable<Int>()
+        for size in [20, 5_000, 20] {
+            for key in Int64(0)..<Int64(size) { table[Self.id(key * 37, 0, 1)] = Int(key) }
+            #expect(table.count == size)
+            #expect(table[Self.id(37, 0, 1)] == 1)
+            table.removeAll()
+            #expect(table.count == 0 && table.allValues.isEmpty)
+            #expect(table[Self.id(37, 0, 1)] == nil)
+            // The page written last is gone too (it is remembered).
+            #expect(table[Self.id(Int64(size - 1) * 37, 0, 1)] == nil)
+            #expect(table.removeValue(forKey: Self.id(Int64(size - 1) * 37, 0, 1)) == nil)
+        }
+    }
+
     /// A copy is a value: changing it leaves the original as it was.
     @Test func aCopyIsIndependent() {
         var original = ObjectIDTable<Int>()

@@ -166,7 +166,7 @@ extension SQLStore {
                 try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
             }
             if tracksPersistentHistory {
-                history += request.inserted.map { SQLHistoryChange(objectID: mapping[$0.objectID] ?? $0.objectID, type: .insert) }
+                history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
                 history += request.updated.map { SQLHistoryChange(objectID: $0.objectID, type: .update, updated: $0.updatedProperties) }
                 try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
             }

@@ -17,7 +17,7 @@ internal import GRDBSQLite
 ///
 /// **Complexity:** reading one object is one indexed query; a save is one
 /// transaction with one statement per changed object (plus join rows).
-public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHistoryStore {
+public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHistoryStore, OrderedSaveResults {
     /// The shared SQL store this one runs on.
     let store: SQLStore
     public var identifier: String { store.identifier }
