@@ -10,6 +10,12 @@ extension ManagedObjectContext {
     /// by the store (in SQL for the SQLite store). Without pending changes,
     /// the SQLite store does the matching, ordering and windowing alone.
     ///
+    /// With ``FetchRequest/returnsObjectsAsFaults`` off, each object is filled,
+    /// and its `awakeFromFetch()` called, as it is made from its row, in the
+    /// result's order: an object that `awakeFromFetch()` reaches further on
+    /// in the same result is not registered yet and fires as a fault of its
+    /// own. With relationships to prefetch, objects are filled after them.
+    ///
     /// - Throws: ``FetchError/unsupportedPredicate(entity:construct:)`` when
     ///   the store cannot translate the predicate (see
     ///   ``FetchRequest/evaluatesPredicateInMemory``),
