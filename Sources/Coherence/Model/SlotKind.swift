@@ -77,6 +77,31 @@ struct SlotKind: Sendable {
         return true
     }
 
+    /// Replaces the value in `storage` of an `Int64` or `Int` attribute
+    /// (or an optional of either) with `integer`; `false`, changing
+    /// nothing, for another type. The path of fetched integers, which
+    /// snapshots keep as words: no ``StoreValue`` is made for them.
+    @inline(__always)
+    func store(integer: Int64, at storage: UnsafeMutableRawPointer) -> Bool {
+        switch native {
+        case .int64: put(integer, at: storage)
+        case .int where Int.bitWidth == 64: put(Int(integer), at: storage)
+        default: return false
+        }
+        return true
+    }
+
+    /// Writes a value into storage that is `T?` for a required attribute and
+    /// `T??` for an optional one (see `Store`).
+    @inline(__always)
+    private func put<T>(_ value: T, at storage: UnsafeMutableRawPointer) {
+        if isOptional {
+            storage.assumingMemoryBound(to: T??.self).pointee = .some(value)
+        } else {
+            storage.assumingMemoryBound(to: T?.self).pointee = value
+        }
+    }
+
     /// The store form of the value in `storage`: `.some(nil)` when it was
     /// never set, `nil` for a type that is not native.
     @inline(__always)

@@ -205,18 +205,34 @@ extension ManagedObject {
         precondition(values.count >= entity.propertyCount,
                      "Coherence: a snapshot of \(entity.name) has \(values.count) values for \(entity.propertyCount) properties")
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        for (index, slot) in entity.attributeSlots.enumerated() {
-            do {
-                let value = values[index]
-                if try slot.kind.store(value, at: base + slot.storageOffset) { continue }
-                try entity.attributes[index].setStoreValue(value, of: self)
-            } catch {
-                preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
+        let slots = entity.attributeSlots
+        values.withIntegerWords { integers in
+            for index in slots.indices {
+                // Integers kept as words go straight into their storage.
+                let slot = slots[index]
+                if let integer = integers[index], slot.kind.store(integer: integer, at: base + slot.storageOffset) { continue }
+                _apply(values[index], at: index, entity: entity)
             }
         }
         for relationship in entity.relationships {
             relationship.access.setStorage(
                 RelationshipStorage(storeValue: values[relationship.index], isToMany: relationship.isToMany), of: self)
+        }
+    }
+
+    /// Writes the store value of attribute `index` into its storage, without
+    /// change tracking. Out of line: most fetched values take the integer
+    /// path of ``_apply(values:entity:)``.
+    @inline(never)
+    private final func _apply(_ value: StoreValue, at index: Int, entity: EntityDescription) {
+        let slot = entity.attributeSlots[index]
+        do {
+            if try slot.kind.store(value, at: UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()) + slot.storageOffset) {
+                return
+            }
+            try entity.attributes[index].setStoreValue(value, of: self)
+        } catch {
+            preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
         }
     }
 
@@ -247,11 +263,19 @@ extension ManagedObject {
     /// `withObservationTracking` (or on any read where Coherence cannot tell,
     /// see ``ObservationScope``); until then its writes notify nobody, as no
     /// observer can have registered.
-    @inlinable
+    @inlinable @inline(__always)
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         // Outside withObservationTracking, `access` records nothing: skip it,
         // and the registrar an object would need for it.
         if _access.contains(.prototype) || !ObservationScope.mayBeTracking { return }
+        _registerRead(object, keyPath)
+    }
+
+    /// Tells the object's registrar (made now if it has none) about a read
+    /// inside `withObservationTracking`: out of line, so that the reads
+    /// nobody observes stay small.
+    @inlinable @inline(never)
+    final func _registerRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         let box = _observation ?? _makeObservation()
         box.registrar.access(object, keyPath: keyPath)
         box.registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)

@@ -4,11 +4,11 @@ struct AccessState: OptionSet, Sendable {
     @usableFromInline let rawValue: UInt8
     @usableFromInline init(rawValue: UInt8) { self.rawValue = rawValue }
     /// The property values have not been loaded from the snapshot yet.
-    @usableFromInline static let fault = AccessState(rawValue: 1 << 0)
+    @inlinable static var fault: AccessState { AccessState(rawValue: 1 << 0) }
     /// The object no longer belongs to a context.
-    @usableFromInline static let invalidated = AccessState(rawValue: 1 << 1)
+    @inlinable static var invalidated: AccessState { AccessState(rawValue: 1 << 1) }
     /// A model-building prototype: reads record which property was read.
-    @usableFromInline static let prototype = AccessState(rawValue: 1 << 2)
+    @inlinable static var prototype: AccessState { AccessState(rawValue: 1 << 2) }
 }
 
 /// Where an object is in its context's unit of work.

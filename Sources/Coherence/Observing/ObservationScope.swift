@@ -28,16 +28,16 @@ import Synchronization
 /// that nobody observes spent a quarter of their time there.
 @usableFromInline
 enum ObservationScope {
-    private typealias Getter = @convention(c) () -> UnsafeMutableRawPointer?
+    @usableFromInline typealias Getter = @convention(c) () -> UnsafeMutableRawPointer?
 
     /// The checked getter's address, ``unresolved`` until the first call
     /// copies ``checkedGetter`` here, ``cannotTell`` when there is none. An
     /// atomic initialized from a literal, which Swift initializes statically:
     /// reading it costs no `swift_once` call, which a `static let` would on
     /// every property read.
-    private static let getterAddress = Atomic<UInt>(0) // a literal, so that it is initialized statically
-    private static var unresolved: UInt { 0 }
-    private static var cannotTell: UInt { 1 }
+    @usableFromInline static let getterAddress = Atomic<UInt>(0) // a literal, so that it is initialized statically
+    @inlinable static var unresolved: UInt { 0 }
+    @inlinable static var cannotTell: UInt { 1 }
 
     /// Looks for the getter and checks it: once per process (a lazily
     /// initialized constant).
@@ -50,7 +50,8 @@ enum ObservationScope {
     }()
 
     /// Copies ``checkedGetter`` to ``getterAddress``; returns it.
-    private static func resolveGetter() -> UInt {
+    @usableFromInline @inline(never)
+    static func resolveGetter() -> UInt {
         getterAddress.store(checkedGetter, ordering: .relaxed)
         return checkedGetter
     }
@@ -58,7 +59,8 @@ enum ObservationScope {
     /// Whether the current thread may be inside `withObservationTracking`:
     /// `true` when it is, and whenever Coherence cannot tell.
     /// **Complexity:** O(1): one load and, where Coherence can tell, one call.
-    @usableFromInline
+    /// Inlined into every property read.
+    @inlinable @inline(__always)
     static var mayBeTracking: Bool {
         var address = getterAddress.load(ordering: .relaxed)
         if address == unresolved { address = resolveGetter() }

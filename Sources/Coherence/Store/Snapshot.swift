@@ -195,6 +195,38 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             }
         }
 
+        /// Calls `body` with a reader of the values that the snapshot keeps in
+        /// integer words: it answers the integer at a position, or `nil` for
+        /// `.null`, a value of another kind, or a snapshot made from an
+        /// array. Lets the fill of a fetched object copy integers without
+        /// making a ``StoreValue`` (or retaining anything) per value.
+        @inline(__always)
+        func withIntegerWords<Result>(_ body: (IntegerWords) throws -> Result) rethrows -> Result {
+            try storage.withUnsafeMutablePointerToElements { words in
+                try body(IntegerWords(words: words, layout: layout.map(Unmanaged.passUnretained), count: endIndex))
+            }
+        }
+
+        /// See ``withIntegerWords(_:)``; valid only inside its `body`.
+        struct IntegerWords {
+            let words: UnsafeMutablePointer<UInt64>
+            let layout: Unmanaged<SnapshotLayout>?
+            let count: Int
+
+            /// The integer at `position`, if the snapshot keeps one there.
+            /// Traps when `position` is out of range.
+            @inline(__always)
+            subscript(position: Int) -> Int64? {
+                precondition(position >= 0 && position < count, "index \(position) is out of a snapshot's \(count) values")
+                guard let layout else { return nil }
+                return layout._withUnsafeGuaranteedRef { layout in
+                    let slot = layout.slots[position]
+                    guard slot.kind == .integer, !Snapshot.isNull(position, words) else { return nil }
+                    return Int64(bitPattern: words[layout.bitmapWords + slot.word])
+                }
+            }
+        }
+
         /// The values, as an array prints them.
         public var description: String { Array(self).description }
 
