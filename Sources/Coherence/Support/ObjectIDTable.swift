@@ -49,35 +49,66 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// Sixteen values, `nil` where there is none.
-    private struct Page {
-        var values: ContiguousArray<Value?>
-        var count: Int
-
-        init() {
-            values = ContiguousArray(repeating: nil, count: 16)
-            count = 0
+    /// Sixteen values, `nil` where there is none, and how many there are:
+    /// one allocation, written in place through the table's reference (no
+    /// copy-on-write check per page: the table checks once, see
+    /// ``makeUnique()``).
+    private final class Page: ManagedBuffer<Int, Value?> {
+        static func make() -> Page {
+            let page = unsafeDowncast(Page.create(minimumCapacity: 16) { _ in 0 }, to: Page.self)
+            page.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: 16) }
+            return page
         }
 
-        /// `body` applied to the page in place.
+        deinit {
+            _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 16) }
+        }
+
+        /// The values, valid while the page is alive.
         @inline(__always)
-        mutating func modify<R>(_ body: (inout Page) -> R) -> R { body(&self) }
+        var values: UnsafeMutablePointer<Value?> { withUnsafeMutablePointerToElements { $0 } }
+
+        /// The number of values.
+        @inline(__always)
+        var count: Int {
+            get { withUnsafeMutablePointerToHeader { $0.pointee } }
+            set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
+        }
+
+        /// A page with the same values.
+        func copy() -> Page {
+            let page = Page.make()
+            for slot in 0..<16 { page.values[slot] = values[slot] }
+            page.count = count
+            return page
+        }
     }
 
-    /// The pages. Every change that may move pages (any but a change to a
-    /// page in place) clears `lastPage`.
+    /// The pages. Every change that removes pages clears `lastPage`.
     private var pages: [PageKey: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
-    /// The page written last and where it is: the next ID of a fetch or a
-    /// save in key order is on it 15 times out of 16, found without hashing.
-    private var lastPage: (key: PageKey, index: Dictionary<PageKey, Page>.Index)?
+    /// The page written last, unretained (`pages` holds it): the next ID of
+    /// a fetch or a save in key order is on it 15 times out of 16, found
+    /// without hashing or reference counting.
+    private var lastPage: (key: PageKey, page: Unmanaged<Page>)?
+    /// Shared by copies of the table (which share its pages too) until one
+    /// of them changes: see ``makeUnique()``.
+    private var owner = Owner()
+    private final class Owner {}
 
-    /// Where the page `key` is, if it exists.
+    /// Gives the table pages of its own if a copy shares them, before a
+    /// change: one check per change, not one per page. **Complexity:** O(1),
+    /// or O(entries) for the first change after a copy.
     @inline(__always)
-    private func index(of key: PageKey) -> Dictionary<PageKey, Page>.Index? {
-        if let lastPage, lastPage.key == key { return lastPage.index }
-        return pages.index(forKey: key)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&owner) { copyPages() }
+    }
+
+    private mutating func copyPages() {
+        owner = Owner()
+        pages = pages.mapValues { $0.copy() }
+        lastPage = nil
     }
 
     init() {}
@@ -87,7 +118,13 @@ struct ObjectIDTable<Value> {
 
     /// The value for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> Value? {
-        get { index(of: PageKey(id)).flatMap { pages.values[$0].values[Self.slot(id)] } }
+        get {
+            let key = PageKey(id)
+            if let lastPage, lastPage.key == key {
+                return lastPage.page._withUnsafeGuaranteedRef { $0.values[Self.slot(id)] }
+            }
+            return pages[key]?.values[Self.slot(id)]
+        }
         set {
             if let newValue { updateValue(newValue, forKey: id) } else { removeValue(forKey: id) }
         }
@@ -96,20 +133,25 @@ struct ObjectIDTable<Value> {
     /// Sets the value for `id`; returns the value it replaced.
     @discardableResult
     mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
-        let slot = Self.slot(id)
+        makeUnique()
         let key = PageKey(id)
-        let index: Dictionary<PageKey, Page>.Index
-        if let found = self.index(of: key) {
-            index = found
+        let page: Unmanaged<Page>
+        if let lastPage, lastPage.key == key {
+            page = lastPage.page
         } else {
-            lastPage = nil
-            pages[key] = Page()
-            index = pages.index(forKey: key)!
+            if let found = pages[key] {
+                page = .passUnretained(found)
+            } else {
+                let made = Page.make()
+                pages[key] = made
+                page = .passUnretained(made)
+            }
+            lastPage = (key, page)
         }
-        lastPage = (key, index)
-        let old: Value? = pages.values[index].modify { page in
-            let old = page.values[slot].take()
-            page.values[slot] = value
+        let old = page._withUnsafeGuaranteedRef { page in
+            let values = page.values + Self.slot(id)
+            let old = values.pointee.take()
+            values.pointee = value
             if old == nil { page.count += 1 }
             return old
         }
@@ -126,18 +168,17 @@ struct ObjectIDTable<Value> {
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
         let key = PageKey(id)
-        guard let index = self.index(of: key) else { return nil }
-        let slot = Self.slot(id)
-        let removed: Value? = pages.values[index].modify { page in
-            guard page.values[slot] != nil, shouldRemove(&page.values[slot]!) else { return nil }
-            page.count -= 1
-            return page.values[slot].take()
-        }
-        guard removed != nil else { return nil }
+        guard pages[key] != nil else { return nil }
+        makeUnique()
+        guard let page = pages[key] else { return nil }
+        let values = page.values + Self.slot(id)
+        guard values.pointee != nil, shouldRemove(&values.pointee!) else { return nil }
+        let removed = values.pointee.take()
+        page.count -= 1
         count -= 1
-        if pages.values[index].count == 0 {
+        if page.count == 0 {
             lastPage = nil
-            pages.remove(at: index)
+            pages[key] = nil
             shrinkIfSparse()
         }
         return removed
@@ -147,29 +188,23 @@ struct ObjectIDTable<Value> {
     /// value in place) and returns their values, for the caller to release
     /// where it chooses.
     mutating func removeAll(where shouldRemove: (ManagedObjectID, inout Value) -> Bool) -> [Value] {
+        makeUnique()
         var removed: [Value] = []
         var emptied: [PageKey] = []
-        var index = pages.startIndex
-        while index != pages.endIndex {
-            let key = pages.keys[index]
-            pages.values[index].modify { page in
-                for slot in 0..<16 where page.values[slot] != nil {
-                    if shouldRemove(key.id(at: slot), &page.values[slot]!) {
-                        removed.append(page.values[slot].take()!)
-                        page.count -= 1
-                    }
+        for (key, page) in pages {
+            let values = page.values
+            for slot in 0..<16 where values[slot] != nil {
+                if shouldRemove(key.id(at: slot), &values[slot]!) {
+                    removed.append(values[slot].take()!)
+                    page.count -= 1
                 }
-                if page.count == 0 { emptied.append(key) }
             }
-            pages.formIndex(after: &index)
+            if page.count == 0 { emptied.append(key) }
         }
-        guard !emptied.isEmpty else {
-            count -= removed.count
-            return removed
-        }
+        count -= removed.count
+        guard !emptied.isEmpty else { return removed }
         lastPage = nil
         for key in emptied { pages[key] = nil }
-        count -= removed.count
         shrinkIfSparse()
         return removed
     }
@@ -191,6 +226,9 @@ struct ObjectIDTable<Value> {
     /// time) and giving it back when it is large.
     mutating func removeAll() {
         lastPage = nil
+        // No page is written: a copy that shares them keeps them, and this
+        // table only needs an owner of its own.
+        if !isKnownUniquelyReferenced(&owner) { owner = Owner() }
         pages.removeAll(keepingCapacity: pages.capacity <= 1024)
         count = 0
     }
@@ -207,7 +245,7 @@ struct ObjectIDTable<Value> {
         var result: [Value] = []
         result.reserveCapacity(count)
         for page in pages.values {
-            for value in page.values { if let value { result.append(value) } }
+            for slot in 0..<16 { if let value = page.values[slot] { result.append(value) } }
         }
         return result
     }
