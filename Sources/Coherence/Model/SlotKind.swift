@@ -77,9 +77,9 @@ struct SlotKind: Sendable {
         return true
     }
 
-    /// Replaces the value in `storage` of an `Int64` or `Int` attribute
-    /// (or an optional of either) with `integer`; `false`, changing
-    /// nothing, for another type. The path of fetched integers, which
+    /// Replaces the value in `storage` of an `Int64` attribute, or an `Int`
+    /// one where `Int` has 64 bits (or an optional of either), with
+    /// `integer`; `false`, changing nothing, for another type. The path of fetched integers, which
     /// snapshots keep as words: no ``StoreValue`` is made for them.
     @inline(__always)
     func store(integer: Int64, at storage: UnsafeMutableRawPointer) -> Bool {

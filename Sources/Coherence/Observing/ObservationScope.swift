@@ -33,8 +33,10 @@ enum ObservationScope {
     /// The checked getter's address, ``unresolved`` until the first call
     /// copies ``checkedGetter`` here, ``cannotTell`` when there is none. An
     /// atomic initialized from a literal, which Swift initializes statically:
-    /// reading it costs no `swift_once` call, which a `static let` would on
-    /// every property read.
+    /// reading it costs no `swift_once` call, which a `static let` with a
+    /// computed value would on every property read (from an entity's module,
+    /// where reads are inlined, it costs a call to an accessor that returns
+    /// its address).
     @usableFromInline static let getterAddress = Atomic<UInt>(0) // a literal, so that it is initialized statically
     @inlinable static var unresolved: UInt { 0 }
     @inlinable static var cannotTell: UInt { 1 }

@@ -11,9 +11,14 @@
 /// table of IDs takes about 40. Sparse keys cost more: at worst a page for
 /// a single value.
 ///
-/// **Complexity:** lookups, insertions and removals O(1) amortized (one
-/// directory lookup); ``removeAll(where:)`` and iteration O(pages, or the
-/// directory's room up to 1,024 pages after ``removeAll()``).
+/// A copy is a value, sharing its pages until either side changes; like
+/// `Dictionary`, a table is not for use from several threads at once
+/// (copies included: the first change after a copy copies the pages).
+///
+/// **Complexity:** lookups, insertions and removals O(1) amortized (at
+/// most one directory lookup), except the first change after a copy, which
+/// copies the pages: O(entries); ``removeAll(where:)`` and iteration
+/// O(pages, or the directory's room up to 1,024 pages after ``removeAll()``).
 struct ObjectIDTable<Value> {
     /// A page's IDs: their class and store, and their keys shifted right by
     /// 4 bits (rounded down, so that negative keys have pages too).
@@ -64,7 +69,8 @@ struct ObjectIDTable<Value> {
             _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: 16) }
         }
 
-        /// The values, valid while the page is alive.
+        /// The values, valid while the page is alive (a class instance does
+        /// not move; the table keeps its pages alive while it uses them).
         @inline(__always)
         var values: UnsafeMutablePointer<Value?> { withUnsafeMutablePointerToElements { $0 } }
 
@@ -84,7 +90,8 @@ struct ObjectIDTable<Value> {
         }
     }
 
-    /// The pages. Every change that removes pages clears `lastPage`.
+    /// The pages. Every change that removes or replaces pages clears
+    /// `lastPage`.
     private var pages: [PageKey: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
@@ -106,8 +113,11 @@ struct ObjectIDTable<Value> {
     }
 
     private mutating func copyPages() {
+        // Copied before the owner changes: until then, no copy sharing the
+        // pages can take them for its own and write to them.
+        let copied = pages.mapValues { $0.copy() }
         owner = Owner()
-        pages = pages.mapValues { $0.copy() }
+        pages = copied
         lastPage = nil
     }
 
@@ -167,10 +177,16 @@ struct ObjectIDTable<Value> {
 
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
-        let key = PageKey(id)
-        guard pages[key] != nil else { return nil }
         makeUnique()
-        guard let page = pages[key] else { return nil }
+        let key = PageKey(id)
+        let page: Page
+        if let lastPage, lastPage.key == key {
+            page = lastPage.page.takeUnretainedValue()
+        } else if let found = pages[key] {
+            page = found
+        } else {
+            return nil
+        }
         let values = page.values + Self.slot(id)
         guard values.pointee != nil, shouldRemove(&values.pointee!) else { return nil }
         let removed = values.pointee.take()

@@ -107,6 +107,73 @@ struct ObjectIDTableTests {
         #expect(copy[Self.id(5, 1, 1)] == 500 && copy[Self.id(6, 1, 1)] == nil && copy[Self.id(30, 1, 1)] == nil)
     }
 
+    /// Whichever side of a copy changes first, the other keeps its values:
+    /// the original written to after the copy, emptied, and the copy still
+    /// writing to the page it shared.
+    @Test func eitherSideOfACopyChangesAlone() {
+        var original = ObjectIDTable<Int>()
+        for key in Int64(0)..<20 { original[Self.id(key, 0, 0)] = Int(key) }
+        var copy = original
+        original[Self.id(3, 0, 0)] = 300
+        copy[Self.id(4, 0, 0)] = 400
+        #expect(original[Self.id(3, 0, 0)] == 300 && original[Self.id(4, 0, 0)] == 4)
+        #expect(copy[Self.id(3, 0, 0)] == 3 && copy[Self.id(4, 0, 0)] == 400)
+        var third = copy
+        third.removeAll()
+        copy[Self.id(19, 0, 0)] = 1900
+        #expect(third.count == 0 && third[Self.id(19, 0, 0)] == nil)
+        #expect(copy.count == 20 && copy[Self.id(19, 0, 0)] == 1900 && original[Self.id(19, 0, 0)] == 19)
+    }
+
+    /// The original let go of after the copy: the copy goes on writing to
+    /// the page it wrote last. A removal the closure declines, after
+    /// changing the value in place, and a bulk removal on the original,
+    /// leave the copy as it was.
+    @Test func aCopyOutlivesTheOriginal() {
+        var original = ObjectIDTable<Int>()
+        for key in Int64(0)..<20 { original[Self.id(key, 1, 0)] = Int(key) }
+        var copy = original
+        copy[Self.id(17, 1, 0)] = 170
+        original = ObjectIDTable()
+        copy[Self.id(18, 1, 0)] = 180
+        #expect(copy.count == 20 && copy[Self.id(17, 1, 0)] == 170 && copy[Self.id(18, 1, 0)] == 180)
+
+        original = copy
+        let declined = original.removeValue(forKey: Self.id(2, 1, 0)) { value in
+            value = -2
+            return false
+        }
+        #expect(declined == nil && original[Self.id(2, 1, 0)] == -2 && copy[Self.id(2, 1, 0)] == 2)
+        let removed = original.removeAll { _, value in value < 10 }
+        #expect(removed.count == 10 && original.count == 10 && copy.count == 20 && copy[Self.id(0, 1, 0)] == 0)
+    }
+
+    final class Box {}
+
+    /// A table holds its values strongly, copies included, and lets go of
+    /// each when it is removed, replaced, or the table is.
+    @Test func valuesAreReleased() {
+        weak var removed: Box?, replaced: Box?, kept: Box?
+        do {
+            var table = ObjectIDTable<Box>()
+            var box = Box()
+            removed = box
+            table[Self.id(1, 0, 0)] = box
+            box = Box()
+            replaced = box
+            table[Self.id(2, 0, 0)] = box
+            box = Box()
+            kept = box
+            table[Self.id(3, 0, 0)] = box
+            var copy = table
+            copy[Self.id(1, 0, 0)] = nil
+            copy[Self.id(2, 0, 0)] = Box()
+            table = copy
+            #expect(removed == nil && replaced == nil && kept != nil)
+        }
+        #expect(kept == nil)
+    }
+
     /// A large sequential key range (as a store issues keys) is found again
     /// after growth, whether room was reserved first or not; emptying most
     /// of it leaves the rest findable.
