@@ -225,12 +225,16 @@ extension ManagedObjectContext {
         return result
     }
 
-    /// The registered object for a committed snapshot, registering a fault if needed.
-    func object(for snapshot: Snapshot, entity: EntityDescription? = nil) -> ManagedObject {
+    /// The registered object for a committed snapshot, registering a fault if
+    /// needed; with `loaded`, an object that is not a fault (for fetches with
+    /// `returnsObjectsAsFaults` off): a new one is loaded as it is made.
+    func object(for snapshot: Snapshot, entity: EntityDescription? = nil, loaded: Bool = false) -> ManagedObject {
         if let object = registered[snapshot.objectID] {
             if object.isFault, object._snapshot == nil { object._snapshot = snapshot }
+            if loaded, object.isFault { _fulfillFault(object) }
             return object
         }
+        if loaded { return registerLoaded(snapshot, entity: entity) }
         return registerFault(snapshot.objectID, snapshot: snapshot, entity: entity)
     }
 
@@ -264,11 +268,7 @@ extension ManagedObjectContext {
             snapshots = answered
             registered.reserveCapacity(answered.count)
             if storeWindows {
-                return answered.map { snapshot in
-                    let object = object(for: snapshot, entity: entity)
-                    if fulfilling, object.isFault { _fulfillFault(object) }
-                    return object as! Result
-                }
+                return answered.map { snapshot in object(for: snapshot, entity: entity, loaded: fulfilling) as! Result }
             }
         } else {
             snapshots = try source.snapshots(of: entity, subentities: subentities)

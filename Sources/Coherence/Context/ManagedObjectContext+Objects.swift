@@ -106,16 +106,36 @@ extension ManagedObjectContext {
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
     func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
+        let (object, _) = registerNew(objectID, snapshot: snapshot, entity: known, access: .fault)
+        return object
+    }
+
+    /// Registers an object for `snapshot` that the context does not hold
+    /// yet, loaded from it at once, and calls `awakeFromFetch()`: what
+    /// ``registerFault(_:snapshot:entity:)`` then ``_fulfillFault(_:)`` do,
+    /// in one pass over the new object.
+    func registerLoaded(_ snapshot: Snapshot, entity known: EntityDescription?) -> ManagedObject {
+        let (object, entity) = registerNew(snapshot.objectID, snapshot: snapshot, entity: known, access: [])
+        object._apply(values: snapshot.values, entity: entity)
+        derivationLoaded(object)
+        object.awakeFromFetch()
+        return object
+    }
+
+    /// A new object of `objectID`'s class in this context, registered, and
+    /// its entity.
+    private func registerNew(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription?,
+                             access: AccessState) -> (ManagedObject, EntityDescription) {
         // A fetch of a parent entity names it; the ID names the concrete one.
         let entity = known.flatMap { $0.managedObjectClass == objectID.objectClass ? $0 : nil } ?? entity(for: objectID.objectClass)
         let object = objectID.objectClass.init()
         object._id = objectID
         object._entity = entity
         object._contextRef = self
-        object._access = .fault
+        object._access = access
         object._snapshot = snapshot
         register(object, as: objectID)
-        return object
+        return (object, entity)
     }
 
     /// Adds `object` to the identity map, evicting the faults nothing else
