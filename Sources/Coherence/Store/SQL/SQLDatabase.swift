@@ -165,6 +165,16 @@ package protocol SQLRow {
     func string(_ index: Int) -> String
     /// Column `index` as bytes.
     func data(_ index: Int) -> Data
+    /// Column `index`'s integer, or `nil` when it holds something else
+    /// (NULL included): the common column of a fetched row, read in one
+    /// look-up where the database allows.
+    func integer(_ index: Int) -> Int64?
+}
+
+extension SQLRow {
+    package func integer(_ index: Int) -> Int64? {
+        columnType(index) == .integer ? int64(index) : nil
+    }
 }
 
 /// A connection of an SQL store, inside one transaction (a read or a

@@ -193,8 +193,8 @@ package final class SQLStore: Sendable {
                 // The most common column, an integer attribute's holding an
                 // integer, without a StoreValue (a transient attribute's
                 // value is never kept in a word).
-                if layout.slots[index].kind == .integer, row.columnType(column) == .integer {
-                    values.append(integer: row.int64(column))
+                if layout.slots[index].kind == .integer, let integer = row.integer(column) {
+                    values.append(integer: integer)
                     column += 1
                     continue
                 }

@@ -145,6 +145,18 @@ struct SQLiteRow: SQLRow {
         sqlite3_column_double(statement, CInt(index))
     }
 
+    /// The type and the value from one look-up of the column. SQLite calls
+    /// the value `sqlite3_column_value` returns "unprotected": reading it is
+    /// not thread-safe, which this read is not asked to be (a statement is
+    /// stepped and read on its connection's queue only), and it stays valid
+    /// until the statement steps again, long after this read.
+    @inline(__always)
+    func integer(_ index: Int) -> Int64? {
+        let value = sqlite3_column_value(statement, CInt(index))
+        guard sqlite3_value_type(value) == SQLITE_INTEGER else { return nil }
+        return sqlite3_value_int64(value)
+    }
+
     /// With its length, so that text holding NUL characters is read whole.
     func string(_ index: Int) -> String {
         guard let bytes = sqlite3_column_text(statement, CInt(index)) else { return "" }
