@@ -63,7 +63,9 @@ extension ManagedObjectContext {
         var insertedInOrder: [ManagedObject] = []
         while true {
             deleted = tracker.deleted
-            inserted = tracker.inserted.union(resolution.reinserted)
+            // An object written back by one round of resolution and deleted
+            // by a later one (a delete rule) is only deleted: never both.
+            inserted = tracker.inserted.union(resolution.reinserted.filter { !$0.isDeleted })
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
             // Only a store keeping history reads which properties changed.
             let recordsHistory = parent == nil && coordinator.persistentStores.contains {
