@@ -80,7 +80,10 @@ public struct Attribute<Value> {
             }
             return value
         }
-        set {
+        // Inlined into the property's setter, so that the wrapped key path,
+        // which it does not use, is never made (a getter's specialization
+        // drops it; a setter's does not).
+        @inline(__always) set {
             let offset = StoredOffset.offset(of: storageKeyPath)
                 ?? object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
             object._prepareForWrite(offset: offset)
