@@ -64,7 +64,9 @@ extension ManagedObjectContext {
         while true {
             deleted = tracker.deleted
             // An object written back by one round of resolution and deleted
-            // by a later one (a delete rule) is only deleted: never both.
+            // by a later one (a delete rule) is only deleted, never both: the
+            // SQL stores delete before they insert, and would bring it back.
+            // (No shipped policy is known to do this; the guard is cheap.)
             inserted = tracker.inserted.union(resolution.reinserted.filter { !$0.isDeleted })
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
             // Only a store keeping history reads which properties changed.
@@ -152,11 +154,11 @@ extension ManagedObjectContext {
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
                                        deleted: Set(deleted.map(\.objectID))))
-        // Once per object: an object reinserted by one round of conflict
-        // resolution and deleted by a later one is in two of the sets.
+        // Once per object: the three sets are disjoint (a reinserted object
+        // that a later round deleted is only in `deleted`).
         for object in inserted { object.didSave() }
         for object in updated { object.didSave() }
-        for object in deleted where inserted.isEmpty || !inserted.contains(object) { object.didSave() }
+        for object in deleted { object.didSave() }
         for object in deleted.union(discarded) {
             invalidate(object, notify: true)
         }

@@ -2,14 +2,14 @@ import Coherence
 import Foundation
 import Testing
 
-/// A save that deletes an object whose row another context deleted first:
-/// not a conflict under any policy (the store already holds what the save
-/// asks for), and the rest of the save goes through. Core Data's conflicts
-/// are about a row that changed under an object the save writes: a merge
-/// conflict whose new version is 0 "means the object was deleted and the
-/// corresponding snapshot is nil"
-/// (https://developer.apple.com/documentation/coredata/nsmergeconflict/init(source:newversion:oldversion:cachedsnapshot:persistedsnapshot:)),
-/// which Coherence reports for an object changed here and deleted there
+/// A save that deletes an object whose row another context deleted first
+/// goes through under every policy, with the rest of the save: the store
+/// already holds what the deletion asks for. This is Coherence's choice
+/// (Apple documents no conflict for it; its conflicts are about rows that
+/// changed under an object the save writes, and a merge conflict whose new
+/// version is 0 "means the object was deleted":
+/// https://developer.apple.com/documentation/coredata/nsmergeconflict/init(source:newversion:oldversion:cachedsnapshot:persistedsnapshot:)).
+/// An object changed here and deleted there is a conflict
 /// (`SavingTests.failedStoreWriteLeavesContextAsItWas`).
 @Suite("Deleting what was deleted elsewhere")
 struct DeletedElsewhereTests {
