@@ -134,7 +134,7 @@ extension ManagedObjectContext {
         if let insertedSnapshots {
             // The store's snapshots in the objects' order: no lookups.
             for (object, snapshot) in zip(insertedInOrder, insertedSnapshots) { adopt(snapshot, by: object) }
-            for object in updated where inserted.isEmpty || !inserted.contains(object) { adopt(result.snapshots[object.objectID], by: object) }
+            for object in updated { adopt(result.snapshots[object.objectID], by: object) }
         } else {
             for object in inserted.union(updated) { adopt(result.snapshots[object.objectID], by: object) }
         }

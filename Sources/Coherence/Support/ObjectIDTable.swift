@@ -3,8 +3,8 @@
 ///
 /// IDs are grouped in pages of 16 consecutive keys of one class and store;
 /// a page holds its values side by side, and a hash table (the directory)
-/// finds a page by its first key. A fetch in key order, the common one,
-/// so writes each cache line of values once for many rows instead of once
+/// finds a page by the ID of its first slot. A fetch in key order, the
+/// common one, so writes each cache line of values once for many rows instead of once
 /// per row at a random place in a table of every row (a miss per row and
 /// per table once the table outgrows the cache), and a full page takes
 /// about 13 bytes a value (with its share of the directory) where a hash
@@ -20,38 +20,16 @@
 /// copies the pages: O(entries); ``removeAll(where:)`` and iteration
 /// O(pages, or the directory's room up to 1,024 pages after ``removeAll()``).
 struct ObjectIDTable<Value> {
-    /// A page's IDs: their class and store, and their keys shifted right by
-    /// 4 bits (rounded down, so that negative keys have pages too).
-    private struct PageKey: Hashable {
-        let objectClass: ManagedObject.Type
-        let storeNumber: UInt32
-        let block: Int64
+    /// A page's key in the directory: the ID of its first slot, whose key is
+    /// a multiple of 16 (rounded down, so that negative keys have pages too).
+    @inline(__always)
+    private static func pageKey(_ id: ManagedObjectID) -> ManagedObjectID {
+        ManagedObjectID(objectClass: id.objectClass, storeNumber: id.storeNumber, key: id.key & ~15)
+    }
 
-        init(_ id: ManagedObjectID) {
-            objectClass = id.objectClass
-            storeNumber = id.storeNumber
-            block = id.key >> 4
-        }
-
-        static func == (lhs: PageKey, rhs: PageKey) -> Bool {
-            lhs.block == rhs.block && lhs.objectClass == rhs.objectClass && lhs.storeNumber == rhs.storeNumber
-        }
-
-        func _rawHashValue(seed: Int) -> Int {
-            mixedHash(UInt64(bitPattern: block) ^ UInt64(UInt(bitPattern: ObjectIdentifier(objectClass))) &* 0x9E37_79B9_7F4A_7C15
-                      ^ UInt64(storeNumber) << 40, seed: seed)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(ObjectIdentifier(objectClass))
-            hasher.combine(storeNumber)
-            hasher.combine(block)
-        }
-
-        /// The ID at `slot` of this page.
-        func id(at slot: Int) -> ManagedObjectID {
-            ManagedObjectID(objectClass: objectClass, storeNumber: storeNumber, key: block << 4 | Int64(slot))
-        }
+    /// The ID at `slot` of the page `key`.
+    private static func id(at slot: Int, of key: ManagedObjectID) -> ManagedObjectID {
+        ManagedObjectID(objectClass: key.objectClass, storeNumber: key.storeNumber, key: key.key | Int64(slot))
     }
 
     /// Sixteen values, `nil` where there is none, and how many there are:
@@ -92,13 +70,13 @@ struct ObjectIDTable<Value> {
 
     /// The pages. Every change that removes or replaces pages clears
     /// `lastPage`.
-    private var pages: [PageKey: Page] = [:]
+    private var pages: [ManagedObjectID: Page] = [:]
     /// The number of entries.
     private(set) var count = 0
     /// The page written last, unretained (`pages` holds it): the next ID of
     /// a fetch or a save in key order is on it 15 times out of 16, found
     /// without hashing or reference counting.
-    private var lastPage: (key: PageKey, page: Unmanaged<Page>)?
+    private var lastPage: (key: ManagedObjectID, page: Unmanaged<Page>)?
     /// Shared by copies of the table (which share its pages too) until one
     /// of them changes: see ``makeUnique()``.
     private var owner = Owner()
@@ -129,7 +107,7 @@ struct ObjectIDTable<Value> {
     /// The value for `id`; setting `nil` removes it.
     subscript(id: ManagedObjectID) -> Value? {
         get {
-            let key = PageKey(id)
+            let key = Self.pageKey(id)
             if let lastPage, lastPage.key == key {
                 return lastPage.page._withUnsafeGuaranteedRef { $0.values[Self.slot(id)] }
             }
@@ -144,7 +122,7 @@ struct ObjectIDTable<Value> {
     @discardableResult
     mutating func updateValue(_ value: Value, forKey id: ManagedObjectID) -> Value? {
         makeUnique()
-        let key = PageKey(id)
+        let key = Self.pageKey(id)
         let page: Unmanaged<Page>
         if let lastPage, lastPage.key == key {
             page = lastPage.page
@@ -178,7 +156,7 @@ struct ObjectIDTable<Value> {
     /// Removes the value for `id` if `shouldRemove` says so, and returns it.
     mutating func removeValue(forKey id: ManagedObjectID, if shouldRemove: (inout Value) -> Bool) -> Value? {
         makeUnique()
-        let key = PageKey(id)
+        let key = Self.pageKey(id)
         let page: Page
         if let lastPage, lastPage.key == key {
             page = lastPage.page.takeUnretainedValue()
@@ -206,11 +184,11 @@ struct ObjectIDTable<Value> {
     mutating func removeAll(where shouldRemove: (ManagedObjectID, inout Value) -> Bool) -> [Value] {
         makeUnique()
         var removed: [Value] = []
-        var emptied: [PageKey] = []
+        var emptied: [ManagedObjectID] = []
         for (key, page) in pages {
             let values = page.values
             for slot in 0..<16 where values[slot] != nil {
-                if shouldRemove(key.id(at: slot), &values[slot]!) {
+                if shouldRemove(Self.id(at: slot, of: key), &values[slot]!) {
                     removed.append(values[slot].take()!)
                     page.count -= 1
                 }
@@ -231,7 +209,7 @@ struct ObjectIDTable<Value> {
     /// left.
     private mutating func shrinkIfSparse() {
         guard pages.capacity > 1024, pages.count * 4 < pages.capacity else { return }
-        var smaller = [PageKey: Page](minimumCapacity: pages.count)
+        var smaller = [ManagedObjectID: Page](minimumCapacity: pages.count)
         for (key, page) in pages { smaller[key] = page }
         lastPage = nil
         pages = smaller
