@@ -81,10 +81,22 @@ final class ContextOwnership: @unchecked Sendable {
     }
 
     /// Called with `condition` locked; returns holding the context, unlocked.
+    /// Main-queue code that has to wait serves the main queue's relayed jobs
+    /// meanwhile (``MainQueueRelay``): the blocks ahead of it may be waiting
+    /// for a main-queue context.
     private func hold(_ ticket: UInt64) {
+        let servesMainQueue = servedTicket != ticket && MainQueueMarker.isCurrent
+        if servesMainQueue { MainQueueRelay.shared.beginWaiting(on: condition) }
         while servedTicket != ticket {
+            if servesMainQueue, MainQueueRelay.shared.hasPendingJobs {
+                condition.unlock()
+                MainQueueRelay.shared.serve()
+                condition.lock()
+                continue
+            }
             condition.wait()
         }
+        if servesMainQueue { MainQueueRelay.shared.endWaiting(on: condition) }
         owner.store(ThreadIdentity.current, ordering: .relaxed)
         condition.unlock()
         depth = 1
@@ -121,4 +133,10 @@ enum MainQueueMarker {
         DispatchQueue.main.setSpecific(key: key, value: true)
         return key
     }()
+
+    /// Whether the calling code runs on the main queue: on the main thread,
+    /// or in a block the main queue runs on another thread.
+    static var isCurrent: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+    }
 }

@@ -132,7 +132,7 @@ extension ManagedObjectContext {
         object._id = objectID
         object._entity = entity
         object._contextRef = self
-        object._access = access
+        object._access = access.union(queueCheck)
         object._snapshot = snapshot
         register(object, as: objectID)
         return (object, entity)

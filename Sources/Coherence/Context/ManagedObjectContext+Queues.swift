@@ -18,20 +18,24 @@ extension ManagedObjectContext {
         case .privateQueue:
             return ownership.isHeldByCurrentThread
         case .mainQueue:
-            return Thread.isMainThread || DispatchQueue.getSpecific(key: MainQueueMarker.key) == true
+            return MainQueueMarker.isCurrent
         }
     }
 
+    /// Stops the program, naming the entity, the object and the context,
+    /// when `object` is used off this context's queue and the concurrency
+    /// check is on (``ConcurrencyDebug``). The message prints in release
+    /// builds too.
     func _assertOnQueue(touching object: ManagedObject) {
-        guard !isOnQueue else { return }
-        preconditionFailure("Coherence: \(type(of: object).entityName) \(object.objectID) was touched off the queue of \(self); use the context's perform or performAndWait")
+        guard ConcurrencyDebug.isEnabled, !isOnQueue else { return }
+        fatalError("Coherence: \(type(of: object).entityName) \(object.objectID) was touched off the queue of \(self); use the context's perform or performAndWait (COHERENCE_CONCURRENCY_DEBUG=0 turns this check off)")
     }
 
+    /// Stops the program, naming the context and the call, when the context
+    /// is used off its queue and the concurrency check is on.
     func _assertOnQueue(_ function: StaticString = #function) {
-        #if DEBUG
-        guard !isOnQueue else { return }
-        preconditionFailure("Coherence: \(self).\(function) was called off the context's queue; use perform or performAndWait")
-        #endif
+        guard ConcurrencyDebug.isEnabled, !isOnQueue else { return }
+        fatalError("Coherence: \(self).\(function) was called off the context's queue; use perform or performAndWait (COHERENCE_CONCURRENCY_DEBUG=0 turns this check off)")
     }
 
     /// Runs `block` on the context's queue and returns at once. Pending
@@ -70,10 +74,13 @@ extension ManagedObjectContext {
     ///   queue (or main actor); from another thread it waits for the main
     ///   queue to run it.
     ///
-    /// A thread that waits for one context while holding another can deadlock
-    /// as in Core Data: the main queue waiting in a child's `performAndWait`
-    /// while a block already on the child's queue waits for its main-queue
-    /// parent, for example.
+    /// Main-queue code that waits here for a private-queue context serves
+    /// the main queue meanwhile: a block already on the child's queue that
+    /// reads through its main-queue parent (an automatic merge, a fault) is
+    /// answered by the waiting main queue, so the main actor waiting in a
+    /// child's `performAndWait` does not deadlock, as it does not with Core
+    /// Data. Two private-queue contexts whose holders each wait for the
+    /// other still deadlock, as in Core Data.
     ///
     /// Pending changes are processed (and announced) when the outermost
     /// block on the context ends. Apple documents that call for `perform`
@@ -105,12 +112,11 @@ extension ManagedObjectContext {
             return try ownership.withOwnership(body)
         case .mainQueue:
             if isOnQueue { return try body() }
+            // Relayed rather than `queue.sync`: main-queue code waiting for
+            // a private-queue context serves it too (see MainQueueRelay).
             var result: Result<T, E>?
-            withoutActuallyEscaping(body) { body in
-                let box = UncheckedBox(body)
-                queue.sync {
-                    result = Result { () throws(E) -> T in try box.value() }
-                }
+            MainQueueRelay.shared.run {
+                result = Result { () throws(E) -> T in try body() }
             }
             return try result!.get()
         }
@@ -142,11 +148,4 @@ extension ManagedObjectContext {
             self.processPendingChanges()
         }
     }
-}
-
-/// Lets a non-escaping, non-Sendable closure cross into `DispatchQueue.sync`,
-/// which runs it before returning.
-private struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

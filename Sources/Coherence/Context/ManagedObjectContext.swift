@@ -21,9 +21,11 @@ import Foundation
 /// queue for a main-queue context). As in Core Data, `performAndWait` runs
 /// its block on the calling thread and is reentrant. The async `perform`
 /// returns only `Sendable` values, so Swift rejects handing an object to
-/// another queue; pass ``ManagedObjectID``s instead. Debug builds stop with a
-/// message naming the entity and the context when an object is touched off
-/// its queue.
+/// another queue; pass ``ManagedObjectID``s instead. Debug builds (and any
+/// build run with `COHERENCE_CONCURRENCY_DEBUG=1`, Core Data's
+/// `-com.apple.CoreData.ConcurrencyDebug 1`) stop with a message naming the
+/// entity and the context when an object is touched off its queue;
+/// `COHERENCE_CONCURRENCY_DEBUG=0` turns the check off.
 ///
 /// **Notifications.** Changes are announced by
 /// ``didChangeObjectsNotification``, posted by ``processPendingChanges()``
@@ -110,6 +112,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool
+    /// `.queueChecked` while the concurrency check is on, for every object
+    /// the context registers (``ConcurrencyDebug``).
+    let queueCheck: AccessState = ConcurrencyDebug.isEnabled ? .queueChecked : []
     let observers = ContextObservers()
     let objectObservers = ObjectObservers()
 
@@ -328,6 +333,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._entity = entity
         object._contextRef = self
         object._lifecycle = [.inserted, .insertionUnannounced]
+        object._access.formUnion(queueCheck)
         register(object, as: object.objectID)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)

@@ -4,16 +4,12 @@ import Observation
 // The machinery behind property reads and writes: faulting, change tracking
 // and the debug-time queue check. Used by `Attribute` and `Relationship`.
 extension ManagedObject {
-    /// Whether a read must take the slow path: always in debug builds (for
-    /// the queue check), otherwise only for faults, invalidated objects and
-    /// prototypes.
+    /// Whether a read must take the slow path: for faults, invalidated
+    /// objects and prototypes, and for every object while the concurrency
+    /// check is on (``ConcurrencyDebug``).
     @usableFromInline
     final var _needsAccessCheck: Bool {
-        #if DEBUG
-        return true
-        #else
-        return _access.rawValue != 0
-        #endif
+        _access.rawValue != 0
     }
 
     /// Prepares a property read: records it on a prototype, checks the queue,
@@ -30,9 +26,7 @@ extension ManagedObject {
             }
             return
         }
-        #if DEBUG
-        context._assertOnQueue(touching: self)
-        #endif
+        if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
         if _access.contains(.fault) {
             context._fulfillFault(self)
         }
@@ -45,9 +39,7 @@ extension ManagedObject {
     final func _prepareForWrite(offset: Int) {
         if _access.contains(.prototype) { return }
         if _lifecycle.contains(.insertionUnannounced), _contextRef != nil {
-            #if DEBUG
-            _contextRef?._assertOnQueue(touching: self)
-            #endif
+            if _access.contains(.queueChecked) { _contextRef?._assertOnQueue(touching: self) }
             // The context only when a derived attribute may depend on the
             // write (loading it from the unowned reference retains it).
             if _withEntity({ !$0.dependentDerivations.isEmpty || !$0.derivations.isEmpty }) == true {
@@ -81,9 +73,7 @@ extension ManagedObject {
             precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
         }
-        #if DEBUG
-        context._assertOnQueue(touching: self)
-        #endif
+        if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
         // Firing a fault calls `awakeFromFetch()`, and an announced write
         // calls Observation's handlers: code that may let go of the context,
         // which `context` holds until they return.
@@ -141,9 +131,7 @@ extension ManagedObject {
         guard let context = _contextRef else {
             preconditionFailure("Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object belongs to no context (never inserted, or invalidated)")
         }
-        #if DEBUG
-        context._assertOnQueue(touching: self)
-        #endif
+        if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
         if _access.contains(.fault) { context._fulfillFault(self) }
         context._setRelationship(of: self, index: index, to: objects)
     }

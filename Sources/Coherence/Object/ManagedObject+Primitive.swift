@@ -68,9 +68,7 @@ extension ManagedObject {
         let attribute = entity.attributes[index]
         precondition(!attribute.isDerived, "Coherence: \(entity.name).\(key) is derived and cannot be set")
         if let context = _contextRef {
-            #if DEBUG
-            context._assertOnQueue(touching: self)
-            #endif
+            if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
             if _access.contains(.fault) { context._fulfillFault(self) }
         }
         let newValue = value is NSNull ? nil : value

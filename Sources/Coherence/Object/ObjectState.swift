@@ -9,6 +9,9 @@ struct AccessState: OptionSet, Sendable {
     @inlinable static var invalidated: AccessState { AccessState(rawValue: 1 << 1) }
     /// A model-building prototype: reads record which property was read.
     @inlinable static var prototype: AccessState { AccessState(rawValue: 1 << 2) }
+    /// The concurrency check is on (``ConcurrencyDebug``): every access
+    /// takes the checked path, release builds included.
+    @inlinable static var queueChecked: AccessState { AccessState(rawValue: 1 << 3) }
 }
 
 /// Where an object is in its context's unit of work.

@@ -57,11 +57,9 @@ extension ManagedObject {
     @usableFromInline
     final func _storageOffset(_ keyPath: AnyKeyPath, compute: () -> Int) -> Int {
         guard let context = _contextRef else { return compute() }
-        #if DEBUG
         // Before touching the queue-confined memo, so that a write from the
         // wrong queue traps with the entity's name instead of racing.
-        context._assertOnQueue(touching: self)
-        #endif
+        if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
         return context.storageOffsets.offset(of: keyPath, compute: compute)
     }
 }

@@ -17,8 +17,30 @@ extension AnyFetchedResultsController {
         let after: ObjectIdentifier?
     }
 
+    /// A reset of the context forgets every object: Core Data's controller
+    /// tells its delegate nothing of it (the objects were not deleted, and
+    /// Apple's `reset()` asks the app to discard what it fetched). The
+    /// controller fetches again, silently, so that its results hold the
+    /// context's new objects rather than invalidated ones; a failed fetch
+    /// leaves it empty.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/reset()>
+    private func refetchAfterReset() {
+        do {
+            try performFetch()
+        } catch {
+            entries = []
+            keys = [:]
+            tracked = [:]
+            rebuildSections()
+        }
+    }
+
     func process(_ change: ManagedObjectContext.ObjectsDidChangeMessage) {
         guard entries != nil else { return }
+        if !change.invalidatedAllIDs.isEmpty {
+            refetchAfterReset()
+            return
+        }
         let context = managedObjectContext
 
         // 1. The objects that may have entered, left, moved or changed.
@@ -31,10 +53,6 @@ extension AnyFetchedResultsController {
         for object in change.refreshed { consider(object) }
         for object in change.deleted { consider(object) }
         for object in change.invalidated { consider(object) }
-        if !change.invalidatedAllIDs.isEmpty {
-            // A reset: the notification names the objects by ID only.
-            for object in tracked.values where change.invalidatedAllIDs.contains(object.objectID) { consider(object) }
-        }
         if !dependents.isEmpty {
             for object in change.updated.union(change.refreshed) {
                 for dependent in dependents[ObjectIdentifier(object)] ?? [] {

@@ -107,6 +107,29 @@ public final class PersistentStoreCoordinator: Sendable {
         return try addPersistentStore(description)
     }
 
+    /// Core Data's `addPersistentStore(ofType:configurationName:at:options:)`,
+    /// as Core Data code calls it: `ofType` is ``SQLiteStoreType`` or
+    /// ``InMemoryStoreType`` (or a registered type's name), the URL may be
+    /// `nil` for an in-memory store.
+    /// - Parameter configurationName: `nil` or `"Default"`: a Coherence model
+    ///   has one configuration, with every entity.
+    /// - Throws: ``StoreError/missingStoreURL`` for a file store without a
+    ///   URL; ``StoreError/incompatibleModel(reason:)`` for another
+    ///   configuration name; otherwise as ``addPersistentStore(type:at:options:)``.
+    @discardableResult
+    public func addPersistentStore(ofType storeType: String, configurationName: String?, at storeURL: URL?,
+                                   options: [AnyHashable: Any]?) throws -> any PersistentStore {
+        if let configurationName, configurationName != "Default" {
+            throw StoreError.incompatibleModel(reason: "the model has no configuration named \(configurationName); a Coherence model has one configuration, Default, with every entity")
+        }
+        let type = PersistentStoreType(rawValue: storeType)
+        guard let storeURL else {
+            guard type == .inMemory else { throw StoreError.missingStoreURL }
+            return try addPersistentStore(type: type, at: URL(filePath: "/dev/null"), options: options)
+        }
+        return try addPersistentStore(type: type, at: storeURL, options: options)
+    }
+
     /// Adds a store that is already open.
     /// - Throws: ``StoreError/duplicateStore(_:)`` if a store with the same identifier is loaded.
     public func addPersistentStore(_ store: any PersistentStore) throws {
@@ -149,10 +172,13 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// Deletes the store of `type` at `url`, as Core Data's
-    /// `destroyPersistentStore(at:type:options:)`: for SQLite, the file and its
-    /// `-wal` and `-shm` companions. A store of this coordinator at that URL is
-    /// removed and closed first; other coordinators must not have it open.
-    /// Nothing happens for a missing file or an in-memory store.
+    /// `destroyPersistentStore(at:type:options:)`, which "deletes (or
+    /// truncates)" it: for SQLite, the file and its `-wal` and `-shm`
+    /// companions are truncated to zero bytes and left in place, as Core
+    /// Data leaves them (code that removes them afterwards still works; a
+    /// store added there again starts empty). A store of this coordinator at
+    /// that URL is removed and closed first; other coordinators must not have
+    /// it open. Nothing happens for a missing file or an in-memory store.
     /// - Parameter url: the store's file.
     /// - Parameter type: the store's type.
     /// - Parameter options: accepted for code written for Core Data; unused.

@@ -87,4 +87,35 @@ struct QueueCheckTests {
         #expect(message.contains("released"))
     }
     #endif
+
+    /// Core Data checks confinement only under its
+    /// `-com.apple.CoreData.ConcurrencyDebug 1` launch argument
+    /// (<https://developer.apple.com/documentation/xcode/diagnosing-memory-thread-and-crash-issues-early>);
+    /// `COHERENCE_CONCURRENCY_DEBUG` is that switch, in any build.
+    @Test func concurrencyDebugZeroTurnsTheCheckOff() async throws {
+        await #expect(processExitsWith: .success) {
+            setenv("COHERENCE_CONCURRENCY_DEBUG", "0", 1)
+            let context = try TestStack.context(name: "unchecked")
+            let item = context.performAndWait {
+                let item = FeedItem(context: context)
+                item.title = "inside"
+                return item
+            }
+            // Off the queue, on a thread nothing else uses: not checked.
+            guard item.title == "inside" else { exit(2) }
+        }
+    }
+
+    @Test func concurrencyDebugOneTurnsTheCheckOnAndNamesTheSwitch() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            setenv("COHERENCE_CONCURRENCY_DEBUG", "1", 1)
+            let context = try TestStack.context(name: "checked")
+            let item = context.performAndWait { FeedItem(context: context) }
+            _ = item.title
+        }
+        let message = result.standardError
+        #expect(message.contains("FeedItem"))
+        #expect(message.contains("checked"))
+        #expect(message.contains("COHERENCE_CONCURRENCY_DEBUG=0"))
+    }
 }

@@ -175,6 +175,39 @@ struct FetchedResultsControllerCoreDataTests {
         }
     }
 
+    /// A reset is not a deletion: Core Data's controller tells its delegate
+    /// nothing when its context is reset (Apple's `reset()`: "All the
+    /// receiver's managed objects are forgotten", and the app discards what
+    /// it fetched). Coherence's controller fetches again, silently, so its
+    /// results hold the context's new objects.
+    /// https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/reset()
+    @Test(arguments: StoreKind.allCases) func resettingTheContextReportsNoDeletions(store: StoreKind) throws {
+        let (context, _, _) = try seeded(store)
+        try context.performAndWait {
+            let master = MasterViewController()
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            master.fetchedResultsController = FetchedResultsController(
+                fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil, cacheName: nil)
+            master.fetchedResultsController.delegate = master
+            try master.fetchedResultsController.performFetch()
+            let before = master.fetchedResultsController.fetchedObjects!
+            #expect(before.count == 5)
+
+            context.reset()
+            #expect(master.tableView.log == [], "no delegate call for a reset")
+            #expect(master.changedObjects.isEmpty)
+            let after = master.fetchedResultsController.fetchedObjects!
+            #expect(after.map(\.title) == ["t1", "t2", "t3", "t4", "t5"])
+            #expect(after.allSatisfy { $0.managedObjectContext === context }, "the context's new objects")
+            #expect(Set(after.map(ObjectIdentifier.init)).isDisjoint(with: before.map(ObjectIdentifier.init)))
+
+            // Changes after the reset are reported as before.
+            context.delete(after[0])
+            context.processPendingChanges()
+            #expect(master.tableView.log == ["beginUpdates", "deleteRows 0.0", "endUpdates"])
+        }
+    }
+
     /// `cacheName` is accepted and kept; nothing is cached: two controllers
     /// with one cache name keep their own results, and deleting the cache
     /// changes nothing.

@@ -99,11 +99,28 @@ struct PersistentStoreCoordinatorTests {
         #expect(try filesBeside(url) == ["Doomed.sqlite", "Doomed.sqlite-shm", "Doomed.sqlite-wal"])
 
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
-        #expect(try filesBeside(url).isEmpty)
+        // Truncated, not deleted, as Core Data leaves them.
+        #expect(try filesBeside(url) == ["Doomed.sqlite", "Doomed.sqlite-shm", "Doomed.sqlite-wal"])
+        for name in try filesBeside(url) {
+            let size = try FileManager.default.attributesOfItem(atPath: url.deletingLastPathComponent().appending(path: name).path)[.size] as? Int
+            #expect(size == 0, "\(name) is empty")
+        }
         #expect(coordinator.persistentStores.isEmpty, "the coordinator's own store of that file was removed")
 
         try coordinator.addPersistentStore(type: .sqlite, at: url)
         #expect(try serverNames(in: coordinator).isEmpty, "a new, empty store")
+    }
+
+    /// Core Data code often removes the files itself after destroying the
+    /// store; with Core Data's truncation that removal finds the file.
+    @Test func codeThatRemovesTheFileAfterDestroyingTheStoreWorks() throws {
+        let url = TestFiles.newURL("Removed.sqlite")
+        let coordinator = try coordinator()
+        try coordinator.addPersistentStore(ofType: SQLiteStoreType, configurationName: nil, at: url, options: nil)
+        try saveServer("removed", in: coordinator)
+        try coordinator.destroyPersistentStore(at: url, type: .sqlite, options: nil)
+        try FileManager.default.removeItem(at: url)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
     @Test func destroyOfAClosedStoreAndOfNothing() throws {
@@ -116,7 +133,8 @@ struct PersistentStoreCoordinatorTests {
         #expect(try filesBeside(url).contains("Closed.sqlite"))
         let coordinator = try coordinator()
         try coordinator.destroyPersistentStore(at: url, type: .sqlite)
-        #expect(try filesBeside(url).isEmpty)
+        #expect(try filesBeside(url).contains("Closed.sqlite"), "truncated and left in place")
+        try FileManager.default.removeItem(at: url)
         try coordinator.destroyPersistentStore(at: url, type: .sqlite) // missing: nothing to do
         try coordinator.destroyPersistentStore(at: URL(filePath: "/dev/null"), type: .inMemory)
     }

@@ -11,19 +11,20 @@ extension SQLiteStore {
         }
     }
 
-    /// Deletes the store file at `url` and its `-wal` and `-shm` companions.
-    /// A non-empty file must be a Coherence store; any other file is left
-    /// untouched. A missing file is not an error.
+    /// Truncates the store file at `url` and its `-wal` and `-shm`
+    /// companions to zero bytes, as Core Data's SQLite store "deletes (or
+    /// truncates)": the files stay, so code that removes them afterwards
+    /// (`FileManager.removeItem`) still finds them, and a store added at the
+    /// URL again starts empty. A non-empty file must be a Coherence store;
+    /// any other file is left untouched. A missing file is not an error.
     static func destroyFiles(at url: URL) throws {
         let files = [url.path, url.path + "-wal", url.path + "-shm"]
         if let size = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int, size > 0 {
             try checkIsCoherenceStore(at: url)
         }
         for path in files where FileManager.default.fileExists(atPath: path) {
-            do {
-                try FileManager.default.removeItem(atPath: path)
-            } catch {
-                throw StoreError.cannotDestroy(path: path, reason: "\(error)")
+            guard truncate(path, 0) == 0 else {
+                throw StoreError.cannotDestroy(path: path, reason: String(cString: strerror(errno)))
             }
         }
     }
