@@ -21,6 +21,8 @@ struct IdentityMap {
     /// IDs whose faults stay registered even when nothing holds them: those
     /// that observers watch by ID.
     var isPinned: (ManagedObjectID) -> Bool = { _ in false }
+    /// The context's `retainsRegisteredObjects`: nothing is evicted.
+    var retainsObjects = false
 
     subscript(id: ManagedObjectID) -> ManagedObject? {
         get { entries[id] }
@@ -42,6 +44,7 @@ struct IdentityMap {
     /// Removes the faults that only this map holds and returns them (the
     /// caller forgets what it recorded about them, then lets them go).
     mutating func evictUnreferencedFaults() -> [ManagedObject] {
+        guard !retainsObjects else { return [] }
         let isPinned = isPinned
         let objects = entries.removeAll { id, object in
             object.isFault && isKnownUniquelyReferenced(&object) && !isPinned(id)
@@ -53,7 +56,7 @@ struct IdentityMap {
     /// Removes and returns the object registered under `id` if it is a fault
     /// only this map holds: for objects just turned into faults.
     mutating func evictIfUnreferencedFault(_ id: ManagedObjectID) -> ManagedObject? {
-        guard !isPinned(id) else { return nil }
+        guard !retainsObjects, !isPinned(id) else { return nil }
         return entries.removeValue(forKey: id) { object in object.isFault && isKnownUniquelyReferenced(&object) }
     }
 

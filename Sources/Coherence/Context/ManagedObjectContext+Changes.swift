@@ -200,8 +200,16 @@ extension ManagedObjectContext {
     ///
     /// **Complexity:** O(changed objects × their changed properties).
     public func processPendingChanges() {
+        processPendingChanges(finishingMergedDeletions: true)
+    }
+
+    /// ``processPendingChanges()``; `finishingMergedDeletions: false` leaves
+    /// the objects a merge deleted in ``deletedObjects`` (the end of a
+    /// `performAndWait` block, where Core Data processes nothing).
+    func processPendingChanges(finishingMergedDeletions: Bool) {
         _assertOnQueue()
         guard !isScratch else { return }
+        if finishingMergedDeletions, !mergedDeletions.isEmpty, !isProcessingPendingChanges { finishMergedDeletions() }
         let wasProcessing = isProcessingPendingChanges
         isProcessingPendingChanges = true
         defer { isProcessingPendingChanges = wasProcessing }

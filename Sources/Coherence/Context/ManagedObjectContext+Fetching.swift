@@ -276,48 +276,86 @@ extension ManagedObjectContext {
             storeSorted = false
         }
 
-        var matches: [Result]
+        let windowed: [Result]
         if request.includesPendingChanges {
-            // Objects the store matched stand unless they changed; everything
-            // else is evaluated on its current values.
-            let changed = Set(tracker.changedObjects.filter { entity.matches($0._entity, subentities: subentities) && !$0.isDeleted && !$0.isInserted })
+            return try matchingWithPendingChanges(request, snapshots: snapshots, entity: entity,
+                                                  predicateInStore: predicateInStore, fulfilling: fulfilling)
+        } else if predicateInStore, storeSorted {
+            windowed = window(snapshots, request).map { object(for: $0, entity: entity) as! Result }
+        } else {
+            // Match, sort and window on committed values in a context that
+            // has no pending changes, then hand out this context's objects
+            // for the result only. The scratch objects refer to their
+            // context without retaining it.
+            let scratch = ManagedObjectContext(scratchFor: self)
+            windowed = try withExtendedLifetime(scratch) {
+                var candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
+                if !predicateInStore { candidates = try filter(candidates, with: request, entity: entity) }
+                if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
+                return window(candidates, request).map { scratchObject in
+                    let id = scratchObject.objectID
+                    return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
+                }
+            }
+        }
+        if fulfilling {
+            for object in windowed where object.isFault { _fulfillFault(object) }
+        }
+        return windowed
+    }
+
+    /// The objects among `snapshots` (and this context's insertions and
+    /// changes) that `request` matches, on their current values, sorted and
+    /// windowed. Objects the context does not hold yet are matched on
+    /// scratch objects (their committed values are their current ones), so
+    /// only the objects the fetch returns are registered, as with Core Data:
+    /// a fetch of 2 cars out of 10 registers 2.
+    private func matchingWithPendingChanges<Result: ManagedObject>(
+        _ request: FetchRequest<Result>, snapshots: [Snapshot], entity: EntityDescription,
+        predicateInStore: Bool, fulfilling: Bool
+    ) throws -> [Result] {
+        let subentities = request.includesSubentities
+        // Objects the store matched stand unless they changed; everything
+        // else is evaluated on its current values.
+        let changed = Set(tracker.changedObjects.filter { entity.matches($0._entity, subentities: subentities) && !$0.isDeleted && !$0.isInserted })
+        let scratch = ManagedObjectContext(scratchFor: self)
+        return try withExtendedLifetime(scratch) {
+            // 1. Candidates: this context's objects where it holds them,
+            // scratch objects for the rest.
             var evaluate: [Result] = []
-            matches = []
+            var matches: [Result] = []
             var seen = Set<ManagedObject>()
             for snapshot in snapshots {
-                let object = self.object(for: snapshot)
+                let object: ManagedObject
+                if let held = registered[snapshot.objectID] {
+                    if held.isFault, held._snapshot == nil { held._snapshot = snapshot }
+                    seen.insert(held)
+                    object = held
+                } else {
+                    object = scratch.registerFault(snapshot.objectID, snapshot: snapshot, entity: entity)
+                }
                 guard !object.isDeleted, let typed = object as? Result else { continue }
-                seen.insert(object)
                 if predicateInStore, !changed.contains(object) { matches.append(typed) } else { evaluate.append(typed) }
             }
             if predicateInStore {
                 evaluate += changed.filter { !seen.contains($0) }.compactMap { $0 as? Result }
             }
             evaluate += tracker.inserted.filter { entity.matches($0._entity, subentities: subentities) }.compactMap { $0 as? Result }
+
+            // 2. Match, sort and window.
             matches += try filter(evaluate, with: request, entity: entity)
             if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
-        } else if predicateInStore, storeSorted {
-            matches = snapshots.map { object(for: $0, entity: entity) as! Result }
-        } else {
-            // Match and sort on committed values in a context that has no
-            // pending changes, then hand out this context's objects.
-            // The scratch objects refer to their context without retaining it.
-            let scratch = ManagedObjectContext(scratchFor: self)
-            matches = try withExtendedLifetime(scratch) {
-                var candidates = snapshots.compactMap { scratch.registerFault($0.objectID, snapshot: $0) as? Result }
-                if !predicateInStore { candidates = try filter(candidates, with: request, entity: entity) }
-                if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
-                return candidates.map { scratchObject in
-                    let id = scratchObject.objectID
-                    return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
-                }
+            let windowed = window(matches, request)
+
+            // 3. Register what the fetch returns.
+            return windowed.map { candidate in
+                guard candidate._contextRef === scratch else { return candidate }
+                let id = candidate.objectID
+                let object = registered[id] ?? registerFault(id, snapshot: candidate._snapshot, entity: entity)
+                if fulfilling, object.isFault { _fulfillFault(object) }
+                return object as! Result
             }
         }
-        let windowed = window(matches, request)
-        if fulfilling {
-            for object in windowed where object.isFault { _fulfillFault(object) }
-        }
-        return windowed
     }
 
     private func filter<Result: ManagedObject>(

@@ -126,15 +126,21 @@ extension ManagedObjectContext {
             switch work.kind {
             case .deleted:
                 merged.deleted.insert(id)
-                guard let object = registered[id] else { break }
+                guard let object = registered[id], !forgetIfUnreferenced(object) else { break }
+                // Apple: the merge "invokes delete(_:) on those which have
+                // been deleted": the object is announced as deleted and stays
+                // in deletedObjects until the next processPendingChanges or
+                // save (see finishMergedDeletions). Its delete rules already
+                // ran where it was deleted.
                 tracker.inserted.remove(object)
-                tracker.deleted.remove(object)
                 object._clearTracking()
+                object._lifecycle = .deleted
+                tracker.deleted.insert(object)
                 tracker.pendingDeleted.insert(object)
                 gone.append(object)
             case .updated:
                 merged.updated.insert(id)
-                guard let object = registered[id] else { break }
+                guard let object = registered[id], !forgetIfUnreferenced(object) else { break }
                 if object.isFault {
                     object._snapshot = nil
                     tracker.pendingRefreshed.insert(object)
@@ -170,9 +176,7 @@ extension ManagedObjectContext {
         registerMergedInsertions(inserted)
         let announcing = clock.now
         processPendingChanges()
-        for object in gone {
-            invalidate(object, notify: !object.isFault)
-        }
+        mergedDeletions += gone
         post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
              userInfo: DidMergeChangesMessage(context: self, objectIDs: merged).userInfo)
         if !mergeBacklog.isEmpty {
@@ -205,6 +209,33 @@ extension ManagedObjectContext {
             // Still reported as merged (didMergeChangesObjectIDs lists what the save did).
             guard let snapshot = found[id] else { continue }
             tracker.pendingInserted.insert(registerFault(id, snapshot: snapshot))
+        }
+    }
+
+    /// Lets go of a fault that nothing outside the context holds, instead of
+    /// announcing a merged change to it: Core Data's context holds its
+    /// objects weakly (``retainsRegisteredObjects`` off), so an object no
+    /// code holds is gone, and a later change to it is not announced.
+    /// Returns whether it was let go.
+    private func forgetIfUnreferenced(_ object: ManagedObject) -> Bool {
+        guard !registered.retainsObjects, object.isFault else { return false }
+        let id = object.objectID
+        guard let evicted = registered.evictIfUnreferencedFault(id) else { return false }
+        forgetEvicted([evicted])
+        return true
+    }
+
+    /// Takes the objects a merge deleted out of the context: they stayed in
+    /// ``deletedObjects`` (and registered) from the merge's announcement to
+    /// the next ``processPendingChanges()`` or save, as after Core Data's
+    /// `delete(_:)`. They are already announced; their rows are gone.
+    func finishMergedDeletions() {
+        let objects = mergedDeletions
+        mergedDeletions = []
+        for object in objects where object._contextRef === self && object.isDeleted {
+            tracker.deleted.remove(object)
+            tracker.pendingDeleted.remove(object)
+            invalidate(object, notify: !object.isFault)
         }
     }
 

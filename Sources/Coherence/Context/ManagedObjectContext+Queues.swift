@@ -89,17 +89,20 @@ extension ManagedObjectContext {
     @discardableResult
     public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
         try withExclusiveAccess { () throws(E) -> T in
-            try runAsOutermostBlock { Result { () throws(E) -> T in try block() } }.get()
+            try runAsOutermostBlock(finishingMergedDeletions: false) { Result { () throws(E) -> T in try block() } }.get()
         }
     }
 
     /// Runs a `perform` or `performAndWait` block, holding the context, and
     /// processes pending changes when the outermost one ends.
-    private func runAsOutermostBlock<T>(_ block: () -> T) -> T {
+    /// Objects a merge deleted stay in `deletedObjects` after a
+    /// `performAndWait` block (`finishingMergedDeletions: false`): Core Data
+    /// processes nothing there.
+    private func runAsOutermostBlock<T>(finishingMergedDeletions: Bool = true, _ block: () -> T) -> T {
         blockDepth += 1
         let result = block()
         blockDepth -= 1
-        if blockDepth == 0 { processPendingChanges() }
+        if blockDepth == 0 { processPendingChanges(finishingMergedDeletions: finishingMergedDeletions) }
         return result
     }
 
@@ -140,7 +143,7 @@ extension ManagedObjectContext {
     func scheduleEndOfTurnProcessing() {
         // Inside a block, the end of the outermost block processes them.
         guard concurrencyType == .mainQueue, blockDepth == 0, !endOfTurnProcessingScheduled, !isProcessingPendingChanges,
-              !isScratch, tracker.hasPendingNotification else { return }
+              !isScratch, tracker.hasPendingNotification || !mergedDeletions.isEmpty else { return }
         endOfTurnProcessingScheduled = true
         DispatchQueue.main.async { [weak self] in
             guard let self else { return }

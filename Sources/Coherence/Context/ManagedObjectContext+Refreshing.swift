@@ -105,6 +105,8 @@ extension ManagedObjectContext {
     /// simply vanish.
     public func rollback() {
         _assertOnQueue()
+        // A merge's deletions are not undone: their rows are gone.
+        if !mergedDeletions.isEmpty { finishMergedDeletions() }
         // An inserted object whose insertion was announced is now gone; one
         // inserted and deleted again already had its net effect recorded.
         let discarded = tracker.inserted.union(tracker.discarded)

@@ -109,6 +109,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var storageOffsets = StorageOffsets()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
+    /// Objects a merge deleted, announced and still in ``deletedObjects``
+    /// until the next ``processPendingChanges()`` (see
+    /// ``finishMergedDeletions()``).
+    var mergedDeletions: [ManagedObject] = [] {
+        didSet { if !mergedDeletions.isEmpty { scheduleEndOfTurnProcessing() } }
+    }
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool
@@ -368,6 +374,25 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             _fulfillFault(object)
         }
         markDeleted(object)
+    }
+
+    /// Whether the context keeps every object it registered until the
+    /// object leaves it, as Core Data's `retainsRegisteredObjects`. Off by
+    /// default, as in Core Data, whose context holds its objects weakly: a
+    /// fault that no code holds is let go, and a merged change to it is not
+    /// announced. (Coherence keeps loaded objects while they are registered,
+    /// and lets go of faults nothing else holds.) On, nothing is let go and
+    /// every merged change to a registered object is announced.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/retainsregisteredobjects>
+    public var retainsRegisteredObjects: Bool {
+        get {
+            _assertOnQueue()
+            return registered.retainsObjects
+        }
+        set {
+            _assertOnQueue()
+            registered.retainsObjects = newValue
+        }
     }
 
     // MARK: Unsaved changes

@@ -86,8 +86,9 @@ struct BatchRequestTests {
             #expect(result.count == 1)
             #expect(result.changes.deleted.count == 3, "the server and its two items (cascade)")
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
-            #expect(drop.managedObjectContext == nil, "the deleted object left the context")
+            #expect(drop.isDeleted, "the merge deletes it, as delete(_:)")
             #expect(try context.count(for: FetchRequest<FeedItem>()) == 2)
+            #expect(drop.managedObjectContext == nil, "the deleted object left the context at the next processing")
             #expect(throws: ContextError.objectNotFound(dropID)) { try context.existingObject(with: dropID) }
 
             // Nullify: deleting items updates their server.

@@ -42,24 +42,6 @@ struct CoreDataPayloadTests {
         }
     }
 
-    /// A fetched results controller hears a reset through the IDs alone.
-    @Test(arguments: StoreKind.allCases) func aControllerEmptiesOnReset(store: StoreKind) throws {
-        let context = try TestStack.context(store)
-        try context.performAndWait {
-            for name in ["a", "b"] { Server(context: context).name = name }
-            try context.save()
-            let controller = FetchedResultsController(fetchRequest: FetchRequest<Server>(sortBy: [SortDescriptor(\.name)]),
-                                                      managedObjectContext: context)
-            let delegate = RecordingDelegate()
-            controller.delegate = delegate
-            try controller.performFetch()
-            #expect(controller.fetchedObjects?.count == 2)
-            context.reset()
-            #expect(controller.fetchedObjects?.isEmpty == true)
-            #expect(delegate.objectChanges.map(\.1) == [.delete, .delete])
-        }
-    }
-
     /// Core Data's didMergeChangesObjectIDs "userInfo dictionary contains the
     /// identifiers of the inserted, updated, deleted, refreshed, and
     /// invalidated managed objects":
