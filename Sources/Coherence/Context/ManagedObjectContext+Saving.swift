@@ -19,8 +19,10 @@ extension ManagedObjectContext {
     ///
     /// - Throws: ``ValidationError`` (a required attribute without a value, a
     ///   `.deny` rule violated, a relationship to an object of another
-    ///   context, an error thrown by an object's validation method; several
-    ///   as ``ValidationError/multiple(_:)``) or ``StoreError``. Then nothing was written, no didSave is
+    ///   context; several as ``ValidationError/multiple(_:)``), the error an
+    ///   object's validation method threw, as it was thrown (as in Core
+    ///   Data; among several, as ``ValidationError/rejected(entity:property:error:)``),
+    ///   or ``StoreError``. Then nothing was written, no didSave is
     ///   posted, and the context keeps its changes pending.
     ///
     /// **Complexity:** O(changed objects × properties).
@@ -382,6 +384,9 @@ extension ManagedObjectContext {
             errors += object._denyErrors(in: self)
             validate(object, ManagedObject.validateForDelete)
         }
-        if let error = ValidationError.combining(errors) { throw error }
+        // One error a validation method threw reaches the caller as itself,
+        // as in Core Data; several as the aggregate (NSDetailedErrorsKey
+        // lists them, each as thrown).
+        if let error = ValidationError.combining(errors) { throw error.thrownError }
     }
 }

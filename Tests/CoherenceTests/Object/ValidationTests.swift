@@ -153,7 +153,8 @@ struct ValidationTests {
             bad.title = "bad"
             bad.start = 10
             bad.end = 5
-            #expect(throws: ValidationError.rejected(entity: "Event", property: nil, error: EventError.endsBeforeStart)) {
+            // Core Data hands the caller the error validateForInsert threw.
+            #expect(throws: EventError.endsBeforeStart) {
                 try context.save()
             }
             #expect(try Self.count(coordinator) == 0, "nothing written, not even the valid object")
@@ -185,6 +186,13 @@ struct ValidationTests {
             ])
             #expect(errors.count == 2)
             #expect(error.description.contains("Event.title failed its validation"))
+            // Core Data code reads the aggregate through NSError.
+            // https://developer.apple.com/documentation/coredata/nsvalidationmultipleerrorserror
+            let nsError = error as NSError
+            #expect(nsError.domain == NSCocoaErrorDomain)
+            #expect(nsError.code == NSValidationMultipleErrorsError)
+            let detailed = nsError.userInfo[NSDetailedErrorsKey] as! [any Error]
+            #expect(Set(detailed.compactMap { $0 as? EventError }) == [.emptyTitle, .endsBeforeStart], "each as thrown")
             #expect(try Self.count(coordinator) == 0)
         }
     }
@@ -198,12 +206,12 @@ struct ValidationTests {
             try context.save()
 
             event.end = -1
-            #expect(throws: ValidationError.rejected(entity: "Event", property: nil, error: EventError.endsBeforeStart)) {
+            #expect(throws: EventError.endsBeforeStart) {
                 try context.save()
             }
             event.end = 0
             context.delete(event)
-            #expect(throws: ValidationError.rejected(entity: "Event", property: nil, error: EventError.stillPublished)) {
+            #expect(throws: EventError.stillPublished) {
                 try context.save()
             }
             #expect(try Self.count(coordinator) == 1, "the refused deletion wrote nothing")
