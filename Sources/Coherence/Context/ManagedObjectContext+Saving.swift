@@ -155,7 +155,8 @@ extension ManagedObjectContext {
         let didSave = DidSaveMessage(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
-                                       deleted: Set(deleted.map(\.objectID))))
+                                       deleted: Set(deleted.map(\.objectID))),
+            historyToken: result.historyToken)
         // Once per object: the three sets are disjoint (a reinserted object
         // that a later round deleted is only in `deleted`).
         for object in inserted { object.didSave() }

@@ -26,26 +26,26 @@ extension ManagedObjectContext {
         /// IDs of the objects invalidated by this save: always empty, since a
         /// Coherence save invalidates no object.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
-        /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence keeps persistent history but does not attach its token
-        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
-        public var historyToken: Never? { nil }
+        /// The persistent history token of the transaction this save
+        /// recorded, when the store keeps history; `nil` otherwise.
+        public let historyToken: PersistentHistoryToken?
 
-        init(context: ManagedObjectContext, objectIDs: ObjectIDChanges) {
+        init(context: ManagedObjectContext, objectIDs: ObjectIDChanges, historyToken: PersistentHistoryToken? = nil) {
             self.context = context
             self.objectIDs = objectIDs
+            self.historyToken = historyToken
         }
 
         /// The message of a posted didSaveObjectIDs notification, or `nil`
         /// for any other notification.
         public static func makeMessage(_ notification: Notification) -> Self? {
             guard let context = notification.context(named: name) else { return nil }
-            return Self(context: context, objectIDs: notification.savedObjectIDs)
+            return Self(context: context, objectIDs: notification.savedObjectIDs, historyToken: notification.historyToken)
         }
 
         /// The didSaveObjectIDs notification of `message`, as the context posts it.
         public static func makeNotification(_ message: Self) -> Notification {
-            Notification(name: name, object: message.context, userInfo: message.objectIDs.savedUserInfo)
+            Notification(name: name, object: message.context, userInfo: message.objectIDs.savedUserInfo(historyToken: message.historyToken))
         }
 
         /// The saved object IDs.
@@ -83,21 +83,20 @@ extension ManagedObjectContext {
         /// IDs of the objects invalidated by this save: always empty, since a
         /// Coherence save invalidates no object.
         public var invalidatedIDs: Set<ManagedObjectID> { objectIDs.invalidated }
-        /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence keeps persistent history but does not attach its token
-        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
-        public var historyToken: Never? { nil }
+        /// The persistent history token of the transaction this save
+        /// recorded, when the store keeps history; `nil` otherwise.
+        public let historyToken: PersistentHistoryToken?
 
         /// The message of a posted didSaveObjectIDs notification, or `nil`
         /// for any other notification.
         public static func makeMessage(_ notification: Notification) -> Self? {
             guard let context = notification.context(named: name) else { return nil }
-            return Self(context: context, objectIDs: notification.savedObjectIDs)
+            return Self(context: context, objectIDs: notification.savedObjectIDs, historyToken: notification.historyToken)
         }
 
         /// The didSaveObjectIDs notification of `message`, as the context posts it.
         public static func makeNotification(_ message: Self) -> Notification {
-            Notification(name: name, object: message.context, userInfo: message.objectIDs.savedUserInfo)
+            Notification(name: name, object: message.context, userInfo: message.objectIDs.savedUserInfo(historyToken: message.historyToken))
         }
 
         /// The saved object IDs.
@@ -105,7 +104,26 @@ extension ManagedObjectContext {
     }
 }
 
+/// Core Data's didSave userInfo key of the save's persistent history token
+/// (an `NSPersistentHistoryToken`); Coherence also puts it under
+/// ``NSPersistentHistoryTokenKey``.
+let newChangeTokenKey = "newChangeToken"
+
+extension Dictionary where Key == AnyHashable, Value == Any {
+    /// Adds a save's history token under both keys Core Data code reads.
+    mutating func addHistoryToken(_ token: PersistentHistoryToken?) {
+        guard let token else { return }
+        self[newChangeTokenKey] = token
+        self[NSPersistentHistoryTokenKey] = token
+    }
+}
+
 extension Notification {
+    /// The history token of a didSave or didSaveObjectIDs notification.
+    var historyToken: PersistentHistoryToken? {
+        (userInfo?[newChangeTokenKey] ?? userInfo?[NSPersistentHistoryTokenKey]) as? PersistentHistoryToken
+    }
+
     /// The IDs of a didSaveObjectIDs notification.
     var savedObjectIDs: ObjectIDChanges {
         ObjectIDChanges(inserted: objectIDs(.insertedObjectIDs), updated: objectIDs(.updatedObjectIDs),
@@ -114,6 +132,14 @@ extension Notification {
 }
 
 extension ObjectIDChanges {
+    /// The userInfo of a didSaveObjectIDs notification with these IDs and
+    /// the save's history token.
+    func savedUserInfo(historyToken: PersistentHistoryToken?) -> [AnyHashable: Any] {
+        var userInfo = savedUserInfo
+        userInfo.addHistoryToken(historyToken)
+        return userInfo
+    }
+
     /// The userInfo of a didSaveObjectIDs notification with these IDs.
     var savedUserInfo: [AnyHashable: Any] {
         [

@@ -56,21 +56,25 @@ extension ManagedObjectContext {
         /// carries them: Coherence's `Sendable` summary.
         public let objectIDs: ObjectIDChanges
 
-        /// Core Data's persistent history token after the save. Always `nil`:
-        /// Coherence keeps persistent history but does not attach its token
-        /// to these messages; read it with `currentPersistentHistoryToken(fromStores:)`.
-        public var historyToken: Never? { nil }
+        /// The persistent history token of the transaction this save
+        /// recorded, when the store keeps history
+        /// (``PersistentStoreDescription/persistentHistoryTracking``); `nil`
+        /// otherwise, and for a nested context's save into its parent. The
+        /// notification carries it under ``NSPersistentHistoryTokenKey`` and
+        /// Core Data's `newChangeToken`.
+        public let historyToken: PersistentHistoryToken?
         /// Core Data's query generation token after the save. Always `nil`:
         /// Coherence's contexts are not pinned to query generations.
         public var queryGeneration: Never? { nil }
 
         init(context: ManagedObjectContext, inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
-             objectIDs: ObjectIDChanges) {
+             objectIDs: ObjectIDChanges, historyToken: PersistentHistoryToken? = nil) {
             self.context = context
             self.inserted = inserted
             self.updated = updated
             self.deleted = deleted
             self.objectIDs = objectIDs
+            self.historyToken = historyToken
         }
 
         /// The message of a posted didSave notification, or `nil` for any
@@ -81,7 +85,8 @@ extension ManagedObjectContext {
             let deleted = notification.managedObjects(.deletedObjects)
             return Self(context: context, inserted: inserted, updated: updated, deleted: deleted,
                         objectIDs: ObjectIDChanges(inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
-                                                   deleted: Set(deleted.map(\.objectID))))
+                                                   deleted: Set(deleted.map(\.objectID))),
+                        historyToken: notification.historyToken)
         }
 
         /// The didSave notification of `message`, as the context posts it.
@@ -90,15 +95,17 @@ extension ManagedObjectContext {
         }
 
         var userInfo: [AnyHashable: Any] {
-            [
+            var userInfo: [AnyHashable: Any] = [
                 NotificationKey.insertedObjects.rawValue: inserted,
                 NotificationKey.updatedObjects.rawValue: updated,
                 NotificationKey.deletedObjects.rawValue: deleted,
             ]
+            userInfo.addHistoryToken(historyToken)
+            return userInfo
         }
 
         /// The userInfo of the didSaveObjectIDs notification that follows.
-        var objectIDsUserInfo: [AnyHashable: Any] { objectIDs.savedUserInfo }
+        var objectIDsUserInfo: [AnyHashable: Any] { objectIDs.savedUserInfo(historyToken: historyToken) }
 
         /// The saved object IDs.
         public var event: ObjectIDChanges { objectIDs }

@@ -190,6 +190,11 @@ public struct StoreSaveResult: Sendable {
     /// coordinator clears it for any other, such as a custom store that
     /// wraps one and may reorder the request or edit the result.
     var insertedSnapshots: [Snapshot]?
+    /// The persistent history token of the transaction the save recorded,
+    /// for a store that keeps history; `nil` otherwise. Contexts put it in
+    /// their didSave (``NSPersistentHistoryTokenKey``, Core Data's
+    /// `newChangeToken`, the messages' `historyToken`).
+    public var historyToken: PersistentHistoryToken?
 
     /// A result with the given permanent IDs and snapshots.
     public init(permanentIDs: [ManagedObjectID: ManagedObjectID] = [:], snapshots: [ManagedObjectID: Snapshot] = [:]) {

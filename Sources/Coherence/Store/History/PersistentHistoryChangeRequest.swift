@@ -23,9 +23,12 @@ public final class PersistentHistoryChangeRequest: CustomStringConvertible {
     /// The token the request starts after (a fetch) or ends before (a
     /// deletion); `nil` for the whole history, or for a request by date.
     public let token: PersistentHistoryToken?
-    /// What the result holds; ``PersistentHistoryResultType/transactionsAndChanges``
-    /// by default (ignored by deletions, which report a count).
-    public var resultType: PersistentHistoryResultType = .transactionsAndChanges
+    /// What the result holds: by default
+    /// ``PersistentHistoryResultType/transactionsAndChanges`` for a fetch and
+    /// ``PersistentHistoryResultType/statusOnly`` for a deletion (whose
+    /// ``PersistentHistoryResult/result`` is then `true`), as Core Data's.
+    /// A deletion reports ``PersistentHistoryResultType/count`` too.
+    public var resultType: PersistentHistoryResultType
     /// Only the transactions that pass this filter (`nil`: all of them).
     /// Core Data filters with a fetch request on the transaction entity
     /// (`NSPersistentHistoryTransaction.fetchRequest` with a predicate on
@@ -36,6 +39,10 @@ public final class PersistentHistoryChangeRequest: CustomStringConvertible {
     init(kind: Kind, token: PersistentHistoryToken?) {
         self.kind = kind
         self.token = token
+        switch kind {
+        case .fetchAfterToken, .fetchAfterDate: resultType = .transactionsAndChanges
+        case .deleteBeforeToken, .deleteBeforeDate: resultType = .statusOnly
+        }
     }
 
     /// The transactions after `token`, in commit order; the whole history for
@@ -120,12 +127,24 @@ public enum PersistentHistoryTransactionFilter: Sendable, Hashable {
 public enum PersistentHistoryResultType: Sendable, Hashable {
     /// Whether the request succeeded.
     case statusOnly
+    /// The IDs of the objects the transactions changed.
+    case objectIDs
     /// The number of transactions fetched or deleted.
     case count
     /// The transactions, without their changes.
     case transactionsOnly
+    /// The changes of the transactions, in commit order.
+    case changesOnly
     /// The transactions with their changes.
     case transactionsAndChanges
+
+    /// Whether the store reads the transactions' changes for this type.
+    var needsChanges: Bool {
+        switch self {
+        case .objectIDs, .changesOnly, .transactionsAndChanges: true
+        case .statusOnly, .count, .transactionsOnly: false
+        }
+    }
 }
 
 /// The result of a ``PersistentHistoryChangeRequest``, as Core Data's
@@ -134,8 +153,9 @@ public enum PersistentHistoryResultType: Sendable, Hashable {
 public struct PersistentHistoryResult: Sendable {
     /// What the request asked for.
     public let resultType: PersistentHistoryResultType
-    /// The transactions fetched, in commit order (empty for a deletion and
-    /// for ``PersistentHistoryResultType/count`` and ``PersistentHistoryResultType/statusOnly``).
+    /// The transactions fetched, in commit order (with their changes for
+    /// the types that hold changes; empty for a deletion and for
+    /// ``PersistentHistoryResultType/count`` and ``PersistentHistoryResultType/statusOnly``).
     public let transactions: [PersistentHistoryTransaction]
     /// How many transactions were fetched or deleted.
     public let count: Int
@@ -148,14 +168,27 @@ public struct PersistentHistoryResult: Sendable {
     }
 
     /// The result as Core Data gives it: `[PersistentHistoryTransaction]`
-    /// for the transaction types, the count as `Int` for ``PersistentHistoryResultType/count``,
-    /// `true` for ``PersistentHistoryResultType/statusOnly``.
+    /// for the transaction types, `[PersistentHistoryChange]` for
+    /// ``PersistentHistoryResultType/changesOnly``, `[ManagedObjectID]` for
+    /// ``PersistentHistoryResultType/objectIDs``, the count as `Int` for
+    /// ``PersistentHistoryResultType/count``, `true` for
+    /// ``PersistentHistoryResultType/statusOnly`` (so `result as! Bool`
+    /// works, as with Core Data).
     public var result: Any? {
         switch resultType {
-        case .statusOnly: true
-        case .count: count
-        case .transactionsOnly, .transactionsAndChanges: transactions
+        case .statusOnly: return true
+        case .count: return count
+        case .transactionsOnly, .transactionsAndChanges: return transactions
+        case .changesOnly: return changes
+        case .objectIDs:
+            var seen = Set<ManagedObjectID>()
+            return changes.map(\.changedObjectID).filter { seen.insert($0).inserted }
         }
+    }
+
+    /// The changes of ``transactions``, in commit order.
+    public var changes: [PersistentHistoryChange] {
+        transactions.flatMap { $0.changes ?? [] }
     }
 }
 

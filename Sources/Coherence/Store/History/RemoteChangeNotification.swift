@@ -1,8 +1,8 @@
 import Foundation
 
 /// The store option that makes a coordinator post
-/// `Notification.Name.NSPersistentStoreRemoteChange` when another writer
-/// commits to the store, Core Data's key, so that Core Data code ports
+/// `Notification.Name.NSPersistentStoreRemoteChange` for every commit to
+/// the store, Core Data's key, so that Core Data code ports
 /// unchanged:
 ///
 /// ```swift
@@ -26,18 +26,20 @@ public let NSStoreUUIDKey = "NSStoreUUID"
 public let NSPersistentStoreURLKey = "storeURL"
 
 /// The userInfo key of a remote-change notification's history token (a
-/// ``PersistentHistoryToken``: the last transaction another writer
-/// committed), as Core Data's.
+/// ``PersistentHistoryToken``: the last transaction committed to the
+/// store), as Core Data's.
 /// <https://developer.apple.com/documentation/coredata/nspersistenthistorytokenkey>
 public let NSPersistentHistoryTokenKey = "historyToken"
 
 extension Notification.Name {
     /// Posted by a ``PersistentStoreCoordinator`` (the notification's
-    /// object) after a save or batch request it did not make committed to
-    /// one of its stores: another coordinator in this process, another
-    /// process on the same SQLite file, another process or machine on the
-    /// same PostgreSQL database. userInfo holds ``NSStoreUUIDKey``,
-    /// ``NSPersistentStoreURLKey`` and ``NSPersistentHistoryTokenKey``.
+    /// object) after a save or batch request committed to one of its stores,
+    /// "for every write to the store, including writes by other processes",
+    /// as Apple documents: this coordinator's own saves, another coordinator
+    /// in this process, another process on the same SQLite file, another
+    /// process or machine on the same PostgreSQL database. userInfo holds
+    /// ``NSStoreUUIDKey``, ``NSPersistentStoreURLKey`` and
+    /// ``NSPersistentHistoryTokenKey``.
     ///
     /// Posted only for stores loaded with
     /// ``PersistentStoreDescription/postsRemoteChangeNotifications``, on a
@@ -47,16 +49,16 @@ extension Notification.Name {
     /// last one's; fetch the history after the last token you processed to
     /// get them all.
     ///
-    /// Core Data posts it for every commit to the store, this coordinator's
-    /// own saves included; Coherence leaves out the coordinator's own saves,
-    /// which its contexts already announce with didSave.
+    /// ``ManagedObjectContext/automaticallyMergesRemoteChanges`` merges only
+    /// other writers' transactions: the coordinator's own saves reach its
+    /// contexts through didSave, and are not merged twice.
     /// <https://developer.apple.com/documentation/foundation/nsnotification/name-swift.struct/nspersistentstoreremotechange>
     public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
 }
 
 extension PersistentStoreDescription {
-    /// Whether the coordinator posts `NSPersistentStoreRemoteChange` when
-    /// another writer commits to the store: the option
+    /// Whether the coordinator posts `NSPersistentStoreRemoteChange` for
+    /// every commit to the store (its own saves and other writers'): the option
     /// ``NSPersistentStoreRemoteChangeNotificationPostOptionKey``; `false` by
     /// default. Coherence learns who saved what from the store's persistent
     /// history, so this option turns history tracking on too (Core Data can

@@ -20,22 +20,26 @@ package protocol SQLChangeSignal: Sendable {
     func stop()
 }
 
-/// What other writers committed to a store since the watcher last looked.
+/// What was committed to a store since the watcher last looked.
 package struct RemoteChanges: Sendable {
-    /// The token of the last transaction another writer committed (its
-    /// store is the one they changed).
+    /// The token of the last transaction committed, by any writer, this
+    /// store included (Core Data posts its remote-change notification "for
+    /// every write to the store").
     package let token: PersistentHistoryToken
-    /// Those transactions, with their changes, in commit order; empty unless
-    /// the watcher was asked for them (see ``SQLRemoteChangeWatcher``).
+    /// The transactions other writers committed, with their changes, in
+    /// commit order; empty unless the watcher was asked for them (see
+    /// ``SQLRemoteChangeWatcher``). The store's own are left out: its
+    /// contexts hear of them through didSave.
     package let transactions: [PersistentHistoryTransaction]
 }
 
-/// Follows an SQL store's history for the transactions other writers
-/// commit, and hands them to `handler` (on a private serial queue, in
-/// commit order, each once).
+/// Follows an SQL store's history for the transactions committed to it,
+/// and hands them to `handler` (on a private serial queue, in commit order,
+/// each once): the newest token, whoever wrote it, and the transactions of
+/// other writers.
 ///
 /// **Own transactions.** A store's own saves write history too; the watcher
-/// leaves them out. The store tells it the numbers its writes took
+/// reports their token but leaves their transactions out. The store tells it the numbers its writes took
 /// (``noteOwn(_:)``) and whether they committed (``finishWrite(committed:)``),
 /// all under the store's write gate; the watcher classifies what it read
 /// under the same gate, so it never sees a committed number of this store
@@ -163,8 +167,7 @@ final class SQLRemoteChangeWatcher: Sendable {
             state.own = state.own.filter { $0 > last }
         }
         succeeded()
-        guard let newest = foreign.last else { return }
-        handler(RemoteChanges(token: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: newest),
+        handler(RemoteChanges(token: PersistentHistoryToken(storeIdentifier: store.identifier, transactionNumber: last),
                               transactions: transactions))
     }
 }

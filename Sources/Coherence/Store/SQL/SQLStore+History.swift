@@ -72,10 +72,13 @@ extension SQLStore {
     // MARK: Writing history
 
     /// Writes one history transaction with `changes`, inside the caller's
-    /// write transaction (so it commits or rolls back with the data).
-    func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?, in db: any SQLDatabase) throws {
+    /// write transaction (so it commits or rolls back with the data), and
+    /// returns its token; `nil` when nothing was recorded.
+    @discardableResult
+    func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?,
+                      in db: any SQLDatabase) throws -> PersistentHistoryToken? {
         // A batch request that changed nothing records nothing.
-        guard tracksPersistentHistory, !changes.isEmpty else { return }
+        guard tracksPersistentHistory, !changes.isEmpty else { return nil }
         let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db)
         remoteChangeWatcher.withLock { $0 }?.noteOwn(number)
         if dialect == .postgres {
@@ -104,6 +107,7 @@ extension SQLStore {
             INSERT INTO \(SQLHistorySchema.changeTable) ("Z_PK", "ZTRANSACTION", "ZENTITY", "ZKEY", "ZCHANGETYPE", "ZUPDATED", "ZTOMBSTONE", "ZCOUNT") \
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, rows)
+        return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
     }
 
     /// Whether `change` is the object `offset` places after `first` in a
@@ -170,8 +174,8 @@ extension SQLStore {
                 conditions.append(condition(for: filter, arguments: &arguments))
             }
             let whereClause = " WHERE " + conditions.joined(separator: " AND ")
-            let result = try transactions(in: db, whereClause: whereClause, arguments, withChanges: request.resultType == .transactionsAndChanges)
-            let kept = request.resultType == .transactionsOnly || request.resultType == .transactionsAndChanges
+            let result = try transactions(in: db, whereClause: whereClause, arguments, withChanges: request.resultType.needsChanges)
+            let kept = request.resultType == .transactionsOnly || request.resultType.needsChanges
             return PersistentHistoryResult(resultType: request.resultType, transactions: kept ? result : [], count: result.count)
         }
     }
@@ -256,18 +260,18 @@ extension SQLStore {
                 condition = "\"ZTIMESTAMP\" < ?"
                 argument = .double(date.timeIntervalSinceReferenceDate)
             default:
-                guard let token = request.token else { return PersistentHistoryResult(resultType: .count, transactions: [], count: 0) }
+                guard let token = request.token else { return PersistentHistoryResult(resultType: request.resultType, transactions: [], count: 0) }
                 condition = "\"Z_PK\" < ?"
                 argument = .integer(token.transactionNumber)
             }
             let last = try db.int64("SELECT MAX(\"Z_PK\") FROM \(SQLHistorySchema.transactionTable) WHERE \(condition)", [argument])
-            guard let last else { return PersistentHistoryResult(resultType: .count, transactions: [], count: 0) }
+            guard let last else { return PersistentHistoryResult(resultType: request.resultType, transactions: [], count: 0) }
             try db.execute("DELETE FROM \(SQLHistorySchema.changeTable) WHERE \"ZTRANSACTION\" <= ?", [.integer(last)])
             let count = try db.execute("DELETE FROM \(SQLHistorySchema.transactionTable) WHERE \"Z_PK\" <= ?", [.integer(last)])
             try db.execute("""
                 INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value
                 """, [.string(SQLHistorySchema.prunedKey), .string(String(last + 1))])
-            return PersistentHistoryResult(resultType: .count, transactions: [], count: count)
+            return PersistentHistoryResult(resultType: request.resultType, transactions: [], count: count)
         }
     }
 

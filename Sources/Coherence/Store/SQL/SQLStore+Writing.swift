@@ -168,7 +168,7 @@ extension SQLStore {
             if tracksPersistentHistory {
                 history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
                 history += request.updated.map { SQLHistoryChange(objectID: $0.objectID, type: .update, updated: $0.updatedProperties) }
-                try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
+                result.historyToken = try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
             }
             return result
         }
