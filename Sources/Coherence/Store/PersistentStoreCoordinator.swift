@@ -26,8 +26,9 @@ public final class PersistentStoreCoordinator: Sendable {
         stores.withLock { $0 }
     }
 
-    /// Loads the store a description names: an SQLite file, or an in-memory
-    /// store (also for an SQLite description whose URL is `/dev/null`).
+    /// Loads the store a description names: an SQLite file (an SQLite
+    /// database in memory for the URL `/dev/null`, as Core Data's), or an
+    /// in-memory store.
     /// - Throws: ``StoreError`` when the store cannot be opened:
     ///   ``StoreError/unsupportedStoreType(_:)`` for a type other than
     ///   ``SQLiteStoreType``, ``InMemoryStoreType`` and the types registered with
@@ -42,8 +43,7 @@ public final class PersistentStoreCoordinator: Sendable {
             store = InMemoryStore()
         case .sqlite:
             guard let url else { throw StoreError.missingStoreURL }
-            store = url.path == "/dev/null" ? InMemoryStore()
-                : try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory)
+            store = try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory)
         case let type:
             guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {
                 throw StoreError.unsupportedStoreType(type.rawValue)

@@ -12,10 +12,9 @@ import Foundation
 ///
 /// Like Core Data's, it is a class: `container.persistentStoreDescriptions.first?.url = url`
 /// changes the description the container loads. An SQLite description whose
-/// URL is `/dev/null` loads an in-memory store, as Core Data users write for
-/// tests. (Core Data keeps an SQLite store there, whose `type` is SQLite;
-/// Coherence loads its in-memory store, whose `type` is `InMemory` and which
-/// passes the same store test suite.) All members may be used from any thread.
+/// URL is `/dev/null` loads an SQLite database in memory, as Core Data does
+/// and as Core Data users write for tests: its `type` is SQLite, and nothing
+/// is kept after it closes. All members may be used from any thread.
 public final class PersistentStoreDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
     private let lock = NSLock()
     // Guarded by `lock`.

@@ -177,7 +177,7 @@ struct GraphIntegrityTests {
         }
         // The merged row (their name, my count) is what the retry writes; refuse it.
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
-        try store.pool.write { db in
+        try store.database.write { db in
             try db.execute(sql: "CREATE TRIGGER refuse BEFORE UPDATE ON Server WHEN NEW.name = 'theirs' AND NEW.unreadCount = 5 BEGIN SELECT RAISE(ABORT, 'refused merge'); END")
         }
         try context.performAndWait { () throws in

@@ -142,7 +142,7 @@ struct StringSortTests {
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
         let name = SQLiteCollations.name(of: order)
         let sql = "SELECT CASE WHEN ?1 = ?2 COLLATE \(name) THEN 0 WHEN ?1 < ?2 COLLATE \(name) THEN -1 ELSE 1 END"
-        try store.pool.read { db in
+        try store.database.read { db in
             for lhs in strings {
                 for rhs in strings {
                     let result = try Int.fetchOne(db, sql: sql, arguments: [lhs, rhs])

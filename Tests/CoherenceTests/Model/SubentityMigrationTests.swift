@@ -75,7 +75,7 @@ struct SubentityMigrationTests {
             #expect(try context.fetch(exact).map(\.name) == ["Dinghy"])
         }
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
-        let columns = try store.pool.read { db in try db.columns(in: "Boat").map(\.name) }
+        let columns = try store.database.read { db in try db.columns(in: "Boat").map(\.name) }
         #expect(columns == ["Z_PK", "Z_OPT", "name", "length", "Z_ENT", "masts", "rig"])
         // Opened again with the same model: nothing left to migrate.
         let old = try #require(try SQLiteStore.inspect(url: url, model: nil)?.1)

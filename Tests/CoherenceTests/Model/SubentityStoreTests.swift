@@ -167,7 +167,7 @@ struct SubentityStoreTests {
     @Test func oneTablePerHierarchy() throws {
         let context = try Self.seeded(.sqlite)
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
-        let (tables, columns, indexes) = try store.pool.read { db in
+        let (tables, columns, indexes) = try store.database.read { db in
             (try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'Z\\_%' ESCAPE '\\' ORDER BY name"),
              try db.columns(in: "RoadVehicle").map(\.name),
              try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *'"))

@@ -49,14 +49,14 @@ struct FetchIndexTests {
     /// How SQLite runs the store's query for `request`.
     private func plan(_ store: SQLiteStore, _ request: StoreFetchRequest) throws -> [String] {
         let (sql, arguments) = try store.store.query(for: request)
-        return try store.pool.read { db in
+        return try store.database.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT \(SQLSchema.selectList(request.entity, alias: "t0")) \(sql)",
                              arguments: StatementArguments(arguments.map(\.databaseValue))).map { $0["detail"] as String }
         }
     }
 
     private func indexNames(_ store: SQLiteStore) throws -> [String] {
-        try store.pool.read { db in
+        try store.database.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name GLOB 'ZFETCHINDEX *' ORDER BY name")
         }
     }
@@ -165,7 +165,7 @@ struct FetchIndexTests {
         try queue.close()
 
         let (context, store) = try context(IndexedItem.self, url)
-        let stored = try store.pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'collationOrder'") }
+        let stored = try store.database.read { db in try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'collationOrder'") }
         #expect(stored != nil && stored != "an older order")
         let titles = try context.performAndWait { () throws -> [String] in
             var request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
@@ -173,7 +173,7 @@ struct FetchIndexTests {
             return try context.fetch(request).map(\.title)
         }
         #expect(titles == ["a", "b"], "the index follows this process's order again")
-        let integrity = try store.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        let integrity = try store.database.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == ["ok"])
     }
 }

@@ -60,19 +60,28 @@ struct PersistentStoreDescriptionTests {
     }
 
     /// Core Data users point an SQLite description at /dev/null for a store
-    /// that lives in memory, in tests.
-    @Test func devNullLoadsAStoreThatLivesInMemory() throws {
-        let container = PersistentContainer(name: "Scratch", managedObjectModel: try TestStack.model())
-        container.persistentStoreDescriptions.first?.url = URL(filePath: "/dev/null")
-        try container.loadPersistentStores()
-        #expect(container.persistentStoreCoordinator.persistentStores.map(\.type) == ["InMemory"])
-        let context = container.newBackgroundContext()
+    /// that lives in memory, in tests; Core Data opens an SQLite database in
+    /// memory there (its type stays SQLite), one per store, nothing kept.
+    @Test func devNullLoadsAnSQLiteStoreInMemory() throws {
+        func container() throws -> PersistentContainer {
+            let container = PersistentContainer(name: "Scratch", managedObjectModel: try TestStack.model())
+            container.persistentStoreDescriptions.first?.url = URL(filePath: "/dev/null")
+            try container.loadPersistentStores()
+            return container
+        }
+        let first = try container()
+        #expect(first.persistentStoreCoordinator.persistentStores.map(\.type) == [SQLiteStoreType])
+        let context = first.newBackgroundContext()
         let count = try context.performAndWait {
             _ = Server(context: context)
             try context.save()
             return try context.count(for: FetchRequest<Server>())
         }
         #expect(count == 1)
+
+        let second = try container().newBackgroundContext()
+        #expect(try second.performAndWait { try second.count(for: FetchRequest<Server>()) } == 0, "each store is a database of its own")
+        #expect(FileManager.default.fileExists(atPath: "/dev/null"), "nothing was written to or removed at /dev/null")
     }
 
     @Test func anUnsupportedTypeOrAMissingURLIsRefused() throws {

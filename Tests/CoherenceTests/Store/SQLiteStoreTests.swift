@@ -17,7 +17,7 @@ struct SQLiteStoreTests {
         let url = TestFiles.newURL("schema.sqlite")
         let coordinator = try coordinator(at: url)
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
-        try store.pool.read { db in
+        try store.database.read { db in
             let serverColumns = try db.columns(in: "Server").map(\.name)
             #expect(serverColumns == ["Z_PK", "Z_OPT", "name", "unreadCount"])
             #expect(try db.columns(in: "FeedItem").map(\.name) == ["Z_PK", "Z_OPT", "title", "read", "server"])
@@ -67,7 +67,7 @@ struct SQLiteStoreTests {
             #expect(article.tags.allSatisfy { $0.articles == [article] })
         }
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
-        let version = try store.pool.read { db in
+        let version = try store.database.read { db in
             try Int64.fetchOne(db, sql: "SELECT Z_OPT FROM Server WHERE Z_PK = ?", arguments: [serverID.primaryKey])
         }
         #expect(version == 2, "inserted at version 1, saved once more")
@@ -140,7 +140,7 @@ struct SQLiteStoreTests {
             #expect(folder.notes == Set(notes))
         }
         let store = try #require(coordinator.persistentStores.first as? SQLiteStore)
-        let (scrapExists, columns) = try store.pool.read { db in
+        let (scrapExists, columns) = try store.database.read { db in
             (try db.tableExists("Scrap"), try db.columns(in: "Note").map(\.name))
         }
         #expect(!scrapExists, "the removed entity's table is gone")
@@ -159,7 +159,7 @@ struct SQLiteStoreTests {
             return server
         }
         // A constraint the model does not know about fails the third insert.
-        try store.pool.write { db in
+        try store.database.write { db in
             try db.execute(sql: "CREATE TRIGGER poison BEFORE INSERT ON FeedItem WHEN NEW.title = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned row'); END")
         }
         let log = context.performAndWait { ChangeLog(context) }
@@ -183,7 +183,7 @@ struct SQLiteStoreTests {
             #expect(context.insertedObjects.count == 4)
             #expect(context.insertedObjects.allSatisfy { $0.objectID.isTemporaryID })
         }
-        let (items, name) = try store.pool.read { db in
+        let (items, name) = try store.database.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM FeedItem") ?? -1,
              try String.fetchOne(db, sql: "SELECT name FROM Server"))
         }
@@ -204,7 +204,7 @@ struct SQLiteStoreTests {
             try context.save()
             return item
         }
-        try store.pool.write { db in try db.execute(sql: "UPDATE FeedItem SET server = 'not a key'") }
+        try store.database.write { db in try db.execute(sql: "UPDATE FeedItem SET server = 'not a key'") }
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         other.performAndWait {
             #expect(throws: StoreError.invalidStoredValue(entity: "FeedItem", property: "server",
@@ -233,7 +233,7 @@ struct SQLiteStoreTests {
         let holding = AsyncSignal()
         let release = AsyncSignal()
         let blocker = Task.detached {
-            try await store.pool.write { db in
+            try await store.database.write { db in
                 try db.execute(sql: "UPDATE Server SET name = 'uncommitted'")
                 holding.fire()
                 release.waitBlocking()

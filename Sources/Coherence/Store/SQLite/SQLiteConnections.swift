@@ -4,17 +4,18 @@ internal import GRDBSQLite
 
 /// The SQLite store's connections: a GRDB pool over one file in WAL mode,
 /// so reads run beside a save that is writing, and SQLite lets one writer
-/// at a time in, across processes too.
+/// at a time in, across processes too; or, for a store in memory (a
+/// `/dev/null` URL), one GRDB queue.
 ///
 /// Statements are prepared once per connection and kept (GRDB's statement
 /// cache): the per-row statements of saves and faults, and each distinct
 /// query a program runs, except statements with an `IN (…)` list, whose
 /// length varies with the data and which are prepared each time (so the
 /// cache does not grow with every length a server meets).
-final class SQLiteConnections: SQLConnections {
-    let pool: DatabasePool
+final class SQLiteConnections<Writer: DatabaseWriter>: SQLConnections {
+    let pool: Writer
 
-    init(pool: DatabasePool) {
+    init(pool: Writer) {
         self.pool = pool
     }
 

@@ -5,7 +5,7 @@ extension SQLiteStore {
     /// Closes the database; every later use of the store throws.
     func close() throws {
         do {
-            try pool.close()
+            try database.close()
         } catch let error as DatabaseError {
             throw StoreError(error)
         }

@@ -22,19 +22,26 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     let store: SQLStore
     public var identifier: String { store.identifier }
     public var type: String { "SQLite" }
-    /// The database file.
+    /// The database file; `/dev/null` for a store in memory.
     public let url: URL
-    let pool: DatabasePool
+    /// The file's connection pool, or the in-memory database's queue.
+    let database: any DatabaseWriter
 
     /// Opens (or creates) the store at `url` for `model`; with
     /// `persistentHistoryTracking`, saves and batch requests write persistent
     /// history (``PersistentStoreDescription/persistentHistoryTracking``).
+    ///
+    /// A `/dev/null` URL opens a new SQLite database in memory, as Core
+    /// Data's SQLite store does: the same SQL, types and constraints as a
+    /// file, nothing kept after the store closes, and no other writer to
+    /// watch for remote changes.
     /// - Throws: ``StoreError`` when the file cannot be used; it is then untouched.
     public init(url: URL, model: ManagedObjectModel, persistentHistoryTracking: Bool = false) throws {
         self.url = url
-        _ = try Self.inspect(url: url, model: model)
+        let inMemory = url.path == "/dev/null"
+        if !inMemory { _ = try Self.inspect(url: url, model: model) }
+        let connections: any SQLConnections
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             var configuration = Configuration()
             configuration.label = "Coherence.SQLiteStore"
             configuration.busyMode = .timeout(10)
@@ -42,13 +49,23 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
                 SQLiteFunctions.register(in: db)
                 SQLiteCollations.register(in: db)
             }
-            pool = try DatabasePool(path: url.path, configuration: configuration)
+            if inMemory {
+                let queue = try DatabaseQueue(configuration: configuration)
+                (database, connections) = (queue, SQLiteConnections(pool: queue))
+            } else {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                let pool = try DatabasePool(path: url.path, configuration: configuration)
+                (database, connections) = (pool, SQLiteConnections(pool: pool))
+            }
         } catch let error as DatabaseError {
             throw StoreError(error)
         }
-        store = try SQLStore(connections: SQLiteConnections(pool: pool), dialect: .sqlite, model: model, location: url.path,
+        store = try SQLStore(connections: connections, dialect: .sqlite, model: model, location: url.path,
                              persistentHistoryTracking: persistentHistoryTracking)
     }
+
+    /// Whether the database lives in memory (a `/dev/null` URL).
+    var isInMemory: Bool { url.path == "/dev/null" }
 
     /// Reads an existing file without writing to it: its store identifier and
     /// the model it was saved with, or `nil` for a new (missing or empty) file.
@@ -162,6 +179,8 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
 
     package func startWatchingRemoteChanges(wantsTransactions: @escaping @Sendable () -> Bool,
                                             handler: @escaping @Sendable (RemoteChanges) -> Void) throws {
+        // Nothing else can write to a database in memory, and it has no file to watch.
+        guard !isInMemory else { return }
         try store.startWatchingRemoteChanges(signal: SQLiteChangeSignal(url: url), wantsTransactions: wantsTransactions, handler: handler)
     }
 
