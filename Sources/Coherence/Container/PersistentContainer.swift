@@ -8,7 +8,12 @@ import Foundation
 /// try container.loadPersistentStores()
 /// let context = container.viewContext
 /// ```
-public final class PersistentContainer: Sendable {
+///
+/// As in Core Data, apps may subclass it, typically to override
+/// ``defaultDirectoryURL()``. Its state is set in `init` or kept under a
+/// lock, so it is `Sendable`; a subclass adding mutable state must keep that
+/// promise.
+open class PersistentContainer: @unchecked Sendable {
     /// The container's name.
     public let name: String
     /// The model of every context.
@@ -33,7 +38,7 @@ public final class PersistentContainer: Sendable {
     /// Where containers keep their SQLite files unless told otherwise: the
     /// `COHERENCE_STORE_DIRECTORY` environment variable if set, otherwise the
     /// user's application support directory (`~/.local/share` on Linux).
-    public static func defaultDirectoryURL() -> URL {
+    open class func defaultDirectoryURL() -> URL {
         if let directory = ProcessInfo.processInfo.environment["COHERENCE_STORE_DIRECTORY"], !directory.isEmpty {
             return URL(filePath: directory, directoryHint: .isDirectory)
         }

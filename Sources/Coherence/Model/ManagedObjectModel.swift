@@ -89,6 +89,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+        EntityRegistry.register(built)
     }
 
     /// Entities of one hierarchy share their root's table: a property name

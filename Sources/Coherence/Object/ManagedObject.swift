@@ -164,8 +164,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// the deletion saved).
     public final var managedObjectContext: ManagedObjectContext? { _contextRef }
 
-    /// The object's entity, once it belongs to a context.
-    public final var entity: EntityDescription? { _entity }
+    /// The object's entity, as Core Data's `entity`: the description it
+    /// was inserted with. An object created with `init()` and never inserted
+    /// has the entity of the last model built with its class
+    /// (``entity()``).
+    public final var entity: EntityDescription {
+        _entity ?? Self.entity()
+    }
 
     /// Whether the object was inserted and the insertion is not saved yet.
     public final var isInserted: Bool { _lifecycle.contains(.inserted) }

@@ -13,6 +13,10 @@ public final class PersistentStoreCoordinator: Sendable {
     private let saveLock = NSLock()
     /// Committed snapshots shared by every context of this coordinator.
     let rowCache = RowCache()
+    /// Serializes the blocks of ``perform(_:)`` and ``performAndWait(_:)``.
+    let blockLock = NSRecursiveLock()
+    /// Where ``perform(_:)`` runs its blocks.
+    let blockQueue = DispatchQueue(label: "Coherence.PersistentStoreCoordinator")
     /// Who hears of other writers' commits (see `PersistentStoreCoordinator+RemoteChanges.swift`).
     let remoteChanges = RemoteChangeRouter()
 
@@ -43,6 +47,9 @@ public final class PersistentStoreCoordinator: Sendable {
             store = InMemoryStore()
         case .sqlite:
             guard let url else { throw StoreError.missingStoreURL }
+            if !description.allowsMigration, url.path != "/dev/null" {
+                try SQLiteStore.checkNeedsNoMigration(url: url, model: managedObjectModel)
+            }
             store = try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory)
         case let type:
             guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {

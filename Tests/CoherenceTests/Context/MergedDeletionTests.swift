@@ -145,3 +145,25 @@ struct MergedDeletionTests {
         withExtendedLifetime((two, three, first)) {}
     }
 }
+
+/// Merge policies as Core Data code passes them around.
+/// <https://developer.apple.com/documentation/coredata/nsmergepolicy/init(merge:)>
+@Suite("Merge policies, Core Data's spellings")
+struct MergePolicySpellingTests {
+    @Test func coreDataSpellingsNameThePolicies() throws {
+        let context = try TestStack.context()
+        context.mergePolicy = MergeByPropertyObjectTrumpMergePolicy
+        #expect(context.mergePolicy == .mergeByPropertyObjectTrump)
+        context.mergePolicy = MergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+        #expect(context.mergePolicy == .mergeByPropertyStoreTrump)
+        let pairs: [(MergePolicy, MergePolicyType)] = [
+            (ErrorMergePolicy, .errorMergePolicyType), (MergeByPropertyStoreTrumpMergePolicy, .mergeByPropertyStoreTrumpMergePolicyType),
+            (MergeByPropertyObjectTrumpMergePolicy, .mergeByPropertyObjectTrumpMergePolicyType),
+            (OverwriteMergePolicy, .overwriteMergePolicyType), (RollbackMergePolicy, .rollbackMergePolicyType),
+        ]
+        for (policy, type) in pairs {
+            #expect(policy.mergeType == type)
+            #expect(MergePolicy(merge: type) == policy)
+        }
+    }
+}

@@ -48,7 +48,7 @@ struct SubentityStoreTests {
             #expect(cars.map { $0 is SportCar } == [true, false, false])
             #expect((cars[0] as? SportCar)?.topSpeed == 250)
             #expect(cars[0].objectID.entityName == "SportCar", "the ID names the concrete entity")
-            #expect(cars[0].entity?.name == "SportCar")
+            #expect(cars[0].entity.name == "SportCar")
             let vehicles = try context.fetch(FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.year)]))
             #expect(vehicles.map(\.name) == ["Actros", "Clio", "Alpine", "Zoe"])
             #expect(try context.count(for: FetchRequest<RoadVehicle>()) == 4)

@@ -78,7 +78,7 @@ struct StoredOffsetTests {
             let item = FeedItem(context: context)
             item.title = "a title"
             item.read = true
-            let entity = try #require(item.entity)
+            let entity = item.entity
             let values = try item._storeValues(entity: entity)
             let title = try #require(entity.attributes.firstIndex { $0.name == "title" })
             let read = try #require(entity.attributes.firstIndex { $0.name == "read" })

@@ -1,0 +1,72 @@
+import Foundation
+
+/// The entity of each class in the models built so far, for Core Data's
+/// lookups that name no model: `Car.entity()`, `objectID.entity`, the
+/// `entity` of an object not inserted yet.
+///
+/// Process-wide state, written once per ``ManagedObjectModel`` built (the
+/// last model built with a class wins, as Core Data warns when several
+/// loaded models claim one class) and read under a lock.
+///
+/// **Complexity:** O(1) to look up; O(entities) to register a model.
+enum EntityRegistry {
+    private static let entities = Locked<[ObjectIdentifier: EntityDescription]>([:])
+
+    static func register(_ built: [EntityDescription]) {
+        entities.withLock { entities in
+            for entity in built { entities[ObjectIdentifier(entity.managedObjectClass)] = entity }
+        }
+    }
+
+    static func entity(of type: ManagedObject.Type) -> EntityDescription? {
+        entities.withLock { $0[ObjectIdentifier(type)] }
+    }
+}
+
+extension ManagedObject {
+    /// The entity of this class, as Core Data's `entity()`: from the last
+    /// ``ManagedObjectModel`` built with the class.
+    ///
+    /// Like Core Data, which raises when no loaded model knows the class,
+    /// this stops the program, naming the class, in release builds too,
+    /// when no model was built with it.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/entity()>
+    public class func entity() -> EntityDescription {
+        guard let entity = EntityRegistry.entity(of: self) else {
+            fatalError("Coherence: \(self) is in no ManagedObjectModel built so far; build the model with ManagedObjectModel(entities:) first")
+        }
+        return entity
+    }
+
+    /// Creates an object of `entity` and inserts it into `context` (none
+    /// for `nil`), as Core Data's `init(entity:insertInto:)`.
+    ///
+    /// Like Core Data, which raises for an entity of another class, this
+    /// stops the program, naming both, in release builds too.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/init(entity:insertinto:)>
+    public convenience init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.init()
+        guard entity.managedObjectClass == type(of: self) else {
+            fatalError("Coherence: init(entity:insertInto:) was given the entity \(entity.name) for an object of class \(type(of: self)); use \(entity.managedObjectClass)(entity:insertInto:)")
+        }
+        context?.insert(self)
+    }
+}
+
+extension EntityDescription {
+    /// The entity named `entityName` in the model of `context`'s
+    /// coordinator, as Core Data's `entity(forEntityName:in:)`; `nil` when
+    /// there is none.
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/entity(forentityname:in:)>
+    public static func entity(forEntityName entityName: String, in context: ManagedObjectContext) -> EntityDescription? {
+        context.persistentStoreCoordinator?.managedObjectModel.entitiesByName[entityName]
+    }
+}
+
+extension ManagedObjectID {
+    /// The entity of the object, as Core Data's `NSManagedObjectID.entity`:
+    /// from the last model built with its class (see ``ManagedObject/entity()``).
+    public var entity: EntityDescription {
+        objectClass.entity()
+    }
+}
