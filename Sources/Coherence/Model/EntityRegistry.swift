@@ -6,20 +6,25 @@ import Foundation
 ///
 /// Process-wide state, written once per ``ManagedObjectModel`` built (the
 /// last model built with a class wins, as Core Data warns when several
-/// loaded models claim one class) and read under a lock.
+/// loaded models claim one class) and read under a lock. It holds the
+/// entities weakly: a model nothing else holds is freed.
 ///
 /// **Complexity:** O(1) to look up; O(entities) to register a model.
 enum EntityRegistry {
-    private static let entities = Locked<[ObjectIdentifier: EntityDescription]>([:])
+    private struct WeakEntity {
+        weak var entity: EntityDescription?
+    }
+
+    private static let entities = Locked<[ObjectIdentifier: WeakEntity]>([:])
 
     static func register(_ built: [EntityDescription]) {
         entities.withLock { entities in
-            for entity in built { entities[ObjectIdentifier(entity.managedObjectClass)] = entity }
+            for entity in built { entities[ObjectIdentifier(entity.managedObjectClass)] = WeakEntity(entity: entity) }
         }
     }
 
     static func entity(of type: ManagedObject.Type) -> EntityDescription? {
-        entities.withLock { $0[ObjectIdentifier(type)] }
+        entities.withLock { $0[ObjectIdentifier(type)]?.entity }
     }
 }
 
