@@ -60,6 +60,14 @@ struct IdentityMap {
         return entries.removeValue(forKey: id) { object in object.isFault && isKnownUniquelyReferenced(&object) }
     }
 
+    /// Removes and returns the object registered under `id` if only this
+    /// map holds it, fault or loaded: for merged changes to objects no code
+    /// holds, which Core Data would not announce.
+    mutating func evictIfUnreferenced(_ id: ManagedObjectID) -> ManagedObject? {
+        guard !retainsObjects, !isPinned(id) else { return nil }
+        return entries.removeValue(forKey: id) { object in isKnownUniquelyReferenced(&object) }
+    }
+
     /// Makes room for `additional` more objects of consecutive keys (a
     /// fetch's) without growing the directory of pages.
     mutating func reserveCapacity(_ additional: Int) {

@@ -112,7 +112,7 @@ extension ManagedObjectContext {
     ) throws -> BatchResult {
         let scratch = ManagedObjectContext(scratchFor: self)
         return try withExtendedLifetime(scratch) {
-            var fetch = FetchRequest<Entity>(predicate: predicate)
+            let fetch = FetchRequest<Entity>(predicate: predicate)
             fetch.evaluatesPredicateInMemory = true
             fetch.includesSubentities = includesSubentities
             let objects = try scratch.fetch(fetch)

@@ -34,10 +34,11 @@ extension ManagedObjectContext {
         // memory is still in the cache, or after in-memory matching; with
         // prefetching, once it is done.
         let prefetches = !request.relationshipKeyPathsForPrefetching.isEmpty
-        let objects = try matchingObjects(request, fulfilling: !request.returnsObjectsAsFaults && !prefetches)
+        let loaded = !request.returnsObjectsAsFaults && request.includesPropertyValues
+        let objects = try matchingObjects(request, fulfilling: loaded && !prefetches)
         if prefetches {
             try prefetch(request.relationshipKeyPathsForPrefetching, for: objects, entity: entity(of: request))
-            if !request.returnsObjectsAsFaults {
+            if loaded {
                 for object in objects where object.isFault { _fulfillFault(object) }
             }
         }
@@ -81,7 +82,7 @@ extension ManagedObjectContext {
     public func fetchDictionaries<Result: ManagedObject>(
         _ request: FetchRequest<Result>, propertiesToFetch: [String]? = nil
     ) throws -> [[String: Any]] {
-        var committed = request
+        let committed = request.copy()
         committed.includesPendingChanges = false
         committed.fetchBatchSize = 0 // the dictionaries need every row's values now
         let entity = try entity(of: request)

@@ -126,7 +126,7 @@ extension ManagedObjectContext {
             switch work.kind {
             case .deleted:
                 merged.deleted.insert(id)
-                guard let object = registered[id], !forgetIfUnreferenced(object) else { break }
+                guard !forgetIfUnreferenced(id), let object = registered[id] else { break }
                 // Apple: the merge "invokes delete(_:) on those which have
                 // been deleted": the object is announced as deleted and stays
                 // in deletedObjects until the next processPendingChanges or
@@ -140,7 +140,7 @@ extension ManagedObjectContext {
                 gone.append(object)
             case .updated:
                 merged.updated.insert(id)
-                guard let object = registered[id], !forgetIfUnreferenced(object) else { break }
+                guard !forgetIfUnreferenced(id), let object = registered[id] else { break }
                 if object.isFault {
                     object._snapshot = nil
                     tracker.pendingRefreshed.insert(object)
@@ -212,15 +212,14 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Lets go of a fault that nothing outside the context holds, instead of
-    /// announcing a merged change to it: Core Data's context holds its
-    /// objects weakly (``retainsRegisteredObjects`` off), so an object no
-    /// code holds is gone, and a later change to it is not announced.
-    /// Returns whether it was let go.
-    private func forgetIfUnreferenced(_ object: ManagedObject) -> Bool {
-        guard !registered.retainsObjects, object.isFault else { return false }
-        let id = object.objectID
-        guard let evicted = registered.evictIfUnreferencedFault(id) else { return false }
+    /// Lets go of the object registered under `id` when nothing outside the
+    /// context holds it (no code, no change record), instead of announcing
+    /// a merged change to it: Core Data's context holds its objects weakly
+    /// (``retainsRegisteredObjects`` off), so an object no code holds is
+    /// gone, and a later change to it is not announced. Returns whether it
+    /// was let go. Called before the merge takes its own reference.
+    private func forgetIfUnreferenced(_ id: ManagedObjectID) -> Bool {
+        guard let evicted = registered.evictIfUnreferenced(id) else { return false }
         forgetEvicted([evicted])
         return true
     }

@@ -25,7 +25,10 @@ extension ManagedObjectContext {
     /// Every object the context holds.
     ///
     /// Faults that nothing outside the context holds are let go first, so
-    /// they are not counted.
+    /// they are not counted (unless ``retainsRegisteredObjects``). Loaded
+    /// objects stay until they turn back into faults or leave the context:
+    /// Core Data lets go of an object nobody holds at the end of the
+    /// autorelease pool's turn, which Swift has no equivalent of.
     ///
     /// **Complexity:** O(registered objects).
     public var registeredObjects: Set<ManagedObject> {

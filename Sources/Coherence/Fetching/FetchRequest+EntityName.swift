@@ -23,7 +23,7 @@ extension FetchRequest {
     /// that name. An entity whose class is not `Result` or a subclass of it
     /// is a programming error and stops the program.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/init(entityname:)>
-    public init(entityName: String, predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
+    public convenience init(entityName: String, predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
         self.init(predicate: predicate, sortBy: sortDescriptors)
         self.entityName = entityName
     }

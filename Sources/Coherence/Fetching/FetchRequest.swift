@@ -1,38 +1,86 @@
 import Foundation
 
 /// What to fetch: the objects of one entity that match a predicate, in an
-/// order, optionally a window of them.
+/// order, optionally a window of them. A class configured in place, as Core
+/// Data's `NSFetchRequest`:
 ///
 /// ```swift
-/// var request = FetchRequest<FeedItem>(
-///     predicate: #Predicate { $0.read == false },
-///     sortBy: [SortDescriptor(\.title)])
+/// let request = FeedItem.fetchRequest()
+/// request.predicate = #Predicate { $0.read == false }
+/// request.sortDescriptors = [SortDescriptor(\.title)]
 /// request.fetchLimit = 20
 /// let unread = try context.fetch(request)
 /// ```
-public struct FetchRequest<Result: ManagedObject>: Sendable {
+///
+/// Each property is read and written under a lock, so a request may be
+/// handed to another queue (`Sendable`); a fetch reads the request when it
+/// starts. ``copy()`` makes an independent request.
+///
+/// **Complexity:** O(1) to read or set a property.
+public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
+    /// The request's settings, as one value (under `lock`).
+    struct Settings {
+        var predicate: Predicate<Result>? = nil
+        var sortDescriptors: [SortDescriptor<Result>] = []
+        var fetchLimit: Int = 0
+        var fetchOffset: Int = 0
+        var includesPendingChanges: Bool = true
+        var evaluatesPredicateInMemory: Bool = false
+        var returnsObjectsAsFaults: Bool = true
+        var fetchBatchSize: Int = 0
+        var relationshipKeyPathsForPrefetching: [String] = []
+        var relationshipKeyPathsForRefreshing: [String] = []
+        var includesSubentities: Bool = true
+        var entityName: String? = nil
+        var includesPropertyValues: Bool = true
+    }
+
+    private let lock = NSLock()
+    private var settings: Settings
+
     /// Which objects match; `nil` for all objects of the entity.
-    public var predicate: Predicate<Result>?
+    public var predicate: Predicate<Result>? {
+        get { lock.withLock { settings.predicate } }
+        set { lock.withLock { settings.predicate = newValue } }
+    }
     /// The order of the results; unordered when empty.
-    public var sortDescriptors: [SortDescriptor<Result>]
+    public var sortDescriptors: [SortDescriptor<Result>] {
+        get { lock.withLock { settings.sortDescriptors } }
+        set { lock.withLock { settings.sortDescriptors = newValue } }
+    }
     /// The largest number of objects to return; 0 for no limit.
-    public var fetchLimit: Int = 0
+    public var fetchLimit: Int {
+        get { lock.withLock { settings.fetchLimit } }
+        set { lock.withLock { settings.fetchLimit = newValue } }
+    }
     /// How many matching objects to skip before the first one returned.
-    public var fetchOffset: Int = 0
+    public var fetchOffset: Int {
+        get { lock.withLock { settings.fetchOffset } }
+        set { lock.withLock { settings.fetchOffset = newValue } }
+    }
     /// Whether unsaved insertions, changes and deletions in the context count
     /// (the default, as in Core Data). When `false`, objects are matched and
     /// ordered by their committed values only, and unsaved insertions are
     /// left out; the objects returned are still the context's own, changes
     /// included.
-    public var includesPendingChanges: Bool = true
+    public var includesPendingChanges: Bool {
+        get { lock.withLock { settings.includesPendingChanges } }
+        set { lock.withLock { settings.includesPendingChanges = newValue } }
+    }
     /// Whether to evaluate the predicate on objects in memory rather than in
     /// the store. Needed only for predicates the store cannot translate (a
     /// fetch with such a predicate throws ``FetchError/unsupportedPredicate(entity:construct:)``
     /// otherwise); it loads every object of the entity.
-    public var evaluatesPredicateInMemory: Bool = false
+    public var evaluatesPredicateInMemory: Bool {
+        get { lock.withLock { settings.evaluatesPredicateInMemory } }
+        set { lock.withLock { settings.evaluatesPredicateInMemory = newValue } }
+    }
     /// Whether fetched objects stay faults until first used (the default), or
     /// arrive with their values loaded.
-    public var returnsObjectsAsFaults: Bool = true
+    public var returnsObjectsAsFaults: Bool {
+        get { lock.withLock { settings.returnsObjectsAsFaults } }
+        set { lock.withLock { settings.returnsObjectsAsFaults = newValue } }
+    }
     /// Core Data's `fetchBatchSize`: with a positive value, the fetch reads
     /// only the matching objects' IDs, and objects not loaded in the context
     /// yet arrive as faults holding nothing but their ID. The first use of
@@ -58,30 +106,64 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// loaded: merge that context's save first (its deletion then removes
     /// the object).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize>
-    public var fetchBatchSize: Int = 0
+    public var fetchBatchSize: Int {
+        get { lock.withLock { settings.fetchBatchSize } }
+        set { lock.withLock { settings.fetchBatchSize = newValue } }
+    }
     /// Relationships to load together with the results, by name, with dots
     /// for deeper paths (`["feedItems"]`, `["server.feedItems"]`): one query
     /// per relationship instead of one per object.
-    public var relationshipKeyPathsForPrefetching: [String] = []
+    public var relationshipKeyPathsForPrefetching: [String] {
+        get { lock.withLock { settings.relationshipKeyPathsForPrefetching } }
+        set { lock.withLock { settings.relationshipKeyPathsForPrefetching = newValue } }
+    }
     /// To-one relationships of the fetched entity, by name, whose
     /// destinations a ``FetchedResultsController`` watches: a change of the
     /// destination (a renamed server) updates, and if needed moves, the
     /// objects that point to it (items sorted by `server?.name`). One level
     /// only: to-many names and dotted paths are ignored.
-    public var relationshipKeyPathsForRefreshing: [String] = []
+    public var relationshipKeyPathsForRefreshing: [String] {
+        get { lock.withLock { settings.relationshipKeyPathsForRefreshing } }
+        set { lock.withLock { settings.relationshipKeyPathsForRefreshing = newValue } }
+    }
     /// Whether objects of the entity's sub-entities match too (the default),
     /// as Core Data's `includesSubentities`: a fetch of `Car` returns its
     /// `SportCar`s unless this is `false`.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/includessubentities>
-    public var includesSubentities: Bool = true
+    public var includesSubentities: Bool {
+        get { lock.withLock { settings.includesSubentities } }
+        set { lock.withLock { settings.includesSubentities = newValue } }
+    }
     /// The name of the entity to fetch, set by
     /// ``init(entityName:predicate:sortBy:)``; `nil` for `Result`'s own entity.
-    public var entityName: String?
+    public var entityName: String? {
+        get { lock.withLock { settings.entityName } }
+        set { lock.withLock { settings.entityName = newValue } }
+    }
+    /// Whether the fetched objects arrive with their property values, as
+    /// Core Data's `includesPropertyValues` (`true` by default). With
+    /// `false`, they are returned as faults whatever
+    /// ``returnsObjectsAsFaults`` says; their rows are still read with the
+    /// fetch, so the first use of an object needs no further query.
+    /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/includespropertyvalues>
+    public var includesPropertyValues: Bool {
+        get { lock.withLock { settings.includesPropertyValues } }
+        set { lock.withLock { settings.includesPropertyValues = newValue } }
+    }
 
     /// A request for the objects of `Result`'s entity.
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
-        self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
+        settings = Settings(predicate: predicate, sortDescriptors: sortDescriptors)
+    }
+
+    private init(settings: Settings) {
+        self.settings = settings
+    }
+
+    /// An independent request with the same settings, as Core Data's
+    /// `copy()`: changing one leaves the other as it was.
+    public func copy() -> FetchRequest<Result> {
+        FetchRequest(settings: lock.withLock { settings })
     }
 }
 

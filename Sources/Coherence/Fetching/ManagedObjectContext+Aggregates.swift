@@ -59,7 +59,7 @@ extension ManagedObjectContext {
            let stored = try store.aggregateRows(plan, predicate: request.predicate?.expression, variable: request.predicate?.variable.key) {
             rows = stored
         } else {
-            var committed = request
+            let committed = request.copy()
             committed.includesPendingChanges = false
             committed.fetchBatchSize = 0
             committed.sortDescriptors = []

@@ -26,6 +26,14 @@ enum EntityRegistry {
     static func entity(of type: ManagedObject.Type) -> EntityDescription? {
         entities.withLock { $0[ObjectIdentifier(type)]?.entity }
     }
+
+    /// The entity named `name` whose class is `type` or a subclass of it.
+    static func entity(ofName name: String, below type: ManagedObject.Type) -> EntityDescription? {
+        entities.withLock { entities in
+            entities.values.lazy.compactMap(\.entity).first { $0.name == name
+                && isSameOrSubclass($0.managedObjectClass, of: type) }
+        }
+    }
 }
 
 extension ManagedObject {

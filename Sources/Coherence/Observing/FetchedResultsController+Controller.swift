@@ -117,7 +117,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     // MARK: The request's typed parts
 
     override func fetchResults() throws -> [ManagedObject] {
-        var request = fetchRequest
+        let request = fetchRequest.copy()
         request.fetchLimit = 0
         request.fetchOffset = 0
         return try managedObjectContext.fetch(request)

@@ -51,7 +51,10 @@ struct ConcurrencyStressTests {
             return servers.map(\.objectID)
         }
         let held = await viewer.perform { () -> Int in
-            ids.map { viewer.object(with: $0) as! Server }.filter { !$0.name.isEmpty }.count
+            // The viewer keeps the objects it loaded, so each merge announces
+            // them (Core Data's retainsRegisteredObjects).
+            viewer.retainsRegisteredObjects = true
+            return ids.map { viewer.object(with: $0) as! Server }.filter { !$0.name.isEmpty }.count
         }
         #expect(held == 20)
         viewer.automaticMergeBudget = .zero // one object per chunk

@@ -115,7 +115,7 @@ struct ManyContextsTests {
             try writer.save()
         }
         let loaded = try reader.performAndWait {
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
             request.returnsObjectsAsFaults = false
             return try reader.fetch(request)
         }

@@ -109,7 +109,7 @@ struct GraphIntegrityTests {
             let draftID = draft.objectID
             let itemID = item.objectID
             let serverID = server.objectID
-            var request = FetchRequest<Server>(predicate: #Predicate { $0.objectID == draftID })
+            let request = FetchRequest<Server>(predicate: #Predicate { $0.objectID == draftID })
             request.includesPendingChanges = false
             #expect(try context.fetch(request).isEmpty, "a temporary ID matches no saved row")
             request.predicate = #Predicate { $0.objectID == itemID }

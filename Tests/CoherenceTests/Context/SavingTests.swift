@@ -130,7 +130,7 @@ struct SavingTests {
 extension ManagedObjectContext {
     /// A fetch with `includesPendingChanges` set, for brevity in tests.
     func fetch<T: ManagedObject>(_ request: FetchRequest<T>, includingPendingChanges: Bool) throws -> [T] {
-        var request = request
+        let request = request.copy()
         request.includesPendingChanges = includingPendingChanges
         return try fetch(request)
     }

@@ -148,7 +148,7 @@ struct AggregateFetchTests {
     /// every request, order included.
     @Test func storesAgree() throws {
         let sqlite = try RunTimeQueryStack.seeded(.sqlite), memory = try RunTimeQueryStack.seeded(.inMemory)
-        var window = FetchRequest<Automobile>(sortBy: [SortDescriptor(key: "make", ascending: false)])
+        let window = FetchRequest<Automobile>(sortBy: [SortDescriptor(key: "make", ascending: false)])
         window.fetchLimit = 3
         window.fetchOffset = 1
         let requests: [(FetchRequest<Automobile>, [PropertyToFetch], [String], HavingPredicate?, Bool)] = [
@@ -177,7 +177,7 @@ struct AggregateFetchTests {
     @Test func predicateEvaluatedInMemory() throws {
         let context = try RunTimeQueryStack.seeded(.sqlite)
         try context.performAndWait { () throws in
-            var request = FetchRequest<Automobile>(predicate: #Predicate { $0.make.count == 5 })
+            let request = FetchRequest<Automobile>(predicate: #Predicate { $0.make.count == 5 })
             request.evaluatesPredicateInMemory = true
             let rows = try context.fetchDictionaries(request, propertiesToFetch: Self.perMake, propertiesToGroupBy: ["make"])
             #expect(Set(rows.map { $0["make"] as! String }) == ["Tesla", "Volvo"])

@@ -66,7 +66,7 @@ struct CompoundPredicateTests {
         let context = try RunTimeQueryStack.seeded(.sqlite)
         try context.performAndWait { () throws in
             let untranslatable = #Predicate<Automobile> { $0.make.count == 4 }
-            var request = FetchRequest<Automobile>(predicate: CompoundPredicate.or([Self.volvo, untranslatable]))
+            let request = FetchRequest<Automobile>(predicate: CompoundPredicate.or([Self.volvo, untranslatable]))
             #expect(throws: FetchError.self) { try context.fetch(request) }
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).map(\.make).sorted() == ["Fiat", "Volvo", "Volvo", "fiat"])

@@ -30,7 +30,7 @@ struct ComputedKeyPathTests {
     @Test func theSQLiteStoreEvaluatesItInMemoryWhenAsked() throws {
         let context = try seeded(.sqlite)
         try context.performAndWait { () throws in
-            var request = FetchRequest<FeedItem>(predicate: #Predicate { $0.displayTitle == "Untitled" })
+            let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.displayTitle == "Untitled" })
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).map(\.title) == [""])
         }

@@ -11,7 +11,7 @@ struct EntityNameFetchTests {
     @Test(arguments: StoreKind.allCases) func fetchCountAndDictionaries(store: StoreKind) throws {
         let context = try RunTimeQueryStack.seeded(store)
         try context.performAndWait { () throws in
-            var request = FetchRequest<ManagedObject>(entityName: "Automobile",
+            let request = FetchRequest<ManagedObject>(entityName: "Automobile",
                                                       sortBy: [SortDescriptor(key: "year", ascending: false), SortDescriptor(key: "price")])
             let cars = try context.fetch(request)
             #expect(cars.count == 7)

@@ -28,7 +28,7 @@ struct FetchRequestTests {
                 predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)]))
             #expect(unread.map(\.title) == ["b", "d", "e"])
 
-            var window = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title, order: .reverse)])
+            let window = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title, order: .reverse)])
             window.fetchOffset = 1
             window.fetchLimit = 2
             #expect(try context.fetch(window).map(\.title) == ["d", "c"])
@@ -74,7 +74,7 @@ struct FetchRequestTests {
             all[1].read = true // "b", committed as unread
             all[1].title = "zz"
             context.delete(all[3]) // "d"
-            var request = FetchRequest<FeedItem>(predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)])
             request.includesPendingChanges = false
             let committedUnread = try context.fetch(request)
             #expect(committedUnread.count == 3, "b, d and e were unread when saved")

@@ -26,7 +26,7 @@ struct FetchResultTests {
             let objects = try context.fetch(request)
             #expect(try context.fetchObjectIDs(request) == objects.map(\.objectID))
             #expect(try context.count(for: request) == 3)
-            var limited = request
+            let limited = request.copy()
             limited.fetchLimit = 2
             limited.fetchOffset = 2
             #expect(try context.count(for: limited) == 1)
@@ -47,7 +47,7 @@ struct FetchResultTests {
         try reader.performAndWait { () throws in
             let faults = try reader.fetch(FetchRequest<Server>())
             #expect(faults.allSatisfy { $0.isFault })
-            var loaded = FetchRequest<FeedItem>()
+            let loaded = FetchRequest<FeedItem>()
             loaded.returnsObjectsAsFaults = false
             let items = try reader.fetch(loaded)
             #expect(items.count == 3)
@@ -88,7 +88,7 @@ struct FaultingTests {
             let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
             return try context.performAndWait {
                 let before = store.queryCount
-                var request = FetchRequest<Server>()
+                let request = FetchRequest<Server>()
                 request.relationshipKeyPathsForPrefetching = paths
                 let servers = try context.fetch(request)
                 var titles = 0
@@ -111,7 +111,7 @@ struct FaultingTests {
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         try context.performAndWait {
             let before = store.queryCount
-            var request = FetchRequest<FeedItem>()
+            let request = FetchRequest<FeedItem>()
             request.relationshipKeyPathsForPrefetching = ["server.feedItems"]
             let items = try context.fetch(request)
             let siblings = items.reduce(0) { $0 + ($1.server?.feedItems.count ?? 0) }
@@ -217,7 +217,7 @@ struct FaultingTests {
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
         let store = try #require(reader.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
         try reader.performAndWait { () throws in
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
             request.fetchBatchSize = 100
             var queries = store.queryCount, rows = store.rowsRead
             let items = try reader.fetch(request)
@@ -240,7 +240,7 @@ struct FaultingTests {
             let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: try coordinator())
             return (context, try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore))
         }
-        var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+        let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
         request.fetchBatchSize = 100
         // Batches are fixed slices of the result (0-99, 100-199, …; Core
         // Data's documentation does not say where its batches start):
@@ -259,7 +259,7 @@ struct FaultingTests {
         }
         let (loadedReader, loadedStore) = try fresh()
         try loadedReader.performAndWait {
-            var loaded = request
+            let loaded = request.copy()
             loaded.returnsObjectsAsFaults = false
             let items = try loadedReader.fetch(loaded)
             #expect(items.allSatisfy { !$0.isFault } && loadedStore.queryCount == 1 && loadedStore.rowsRead == 250,
@@ -267,7 +267,7 @@ struct FaultingTests {
         }
         let (prefetchingReader, prefetchingStore) = try fresh()
         try prefetchingReader.performAndWait {
-            var prefetching = request
+            let prefetching = request.copy()
             prefetching.relationshipKeyPathsForPrefetching = ["server"]
             let items = try prefetchingReader.fetch(prefetching)
             #expect(items.count == 250 && prefetchingStore.rowsRead == 250, "prefetching: the values come with the fetch")
@@ -311,7 +311,7 @@ struct FaultingTests {
         try reader.performAndWait {
             weak var dropped: Server?
             var held: Server?
-            var window = FetchRequest<Server>(sortBy: [SortDescriptor(\.name)])
+            let window = FetchRequest<Server>(sortBy: [SortDescriptor(\.name)])
             window.fetchLimit = 500
             for offset in stride(from: 0, to: 3000, by: 500) {
                 window.fetchOffset = offset

@@ -120,7 +120,7 @@ struct FormatPredicateFuzzTests {
             parsed += 1
             do {
                 let inSQL = try garage.saved.fetch(FetchRequest(predicate: predicate)).map(\.objectID)
-                var request = FetchRequest(predicate: predicate)
+                let request = FetchRequest(predicate: predicate)
                 request.evaluatesPredicateInMemory = true
                 let inMemory = try garage.saved.fetch(request).map(\.objectID)
                 #expect(Set(inSQL) == Set(inMemory), "\(format) with \(arguments)")

@@ -97,7 +97,7 @@ struct Garage {
     /// `Predicate.evaluate` all agree.
     func names(_ predicate: Predicate<FormatCar>, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         let inSQL = try saved.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
-        var inMemoryRequest = FetchRequest(predicate: predicate)
+        let inMemoryRequest = FetchRequest(predicate: predicate)
         inMemoryRequest.evaluatesPredicateInMemory = true
         #expect(try saved.fetch(inMemoryRequest).map(\.name).sorted() == inSQL, "evaluated in memory", sourceLocation: sourceLocation)
         #expect(try saved.count(for: FetchRequest(predicate: predicate)) == inSQL.count, "count", sourceLocation: sourceLocation)

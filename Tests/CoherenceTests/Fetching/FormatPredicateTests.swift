@@ -199,7 +199,7 @@ struct FormatPredicateTests {
         let fiveDoors = try Predicate<FormatCar>(format: "doors == 5")
         #expect(try fiveDoors.evaluate(beetle))
         #expect(try context.fetch(FetchRequest(predicate: fiveDoors)).map(\.name) == ["VW Käfer"], "includesPendingChanges")
-        var committed = FetchRequest(predicate: fiveDoors)
+        let committed = FetchRequest(predicate: fiveDoors)
         committed.includesPendingChanges = false
         #expect(try context.fetch(committed).isEmpty)
         try context.save()
@@ -218,7 +218,7 @@ struct FormatPredicateTests {
             func names(_ format: String, _ arguments: Any?...) throws -> [String] {
                 let predicate = try Predicate<FormatCar>(format: format, argumentArray: arguments)
                 let fetched = try context.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
-                var inMemory = FetchRequest(predicate: predicate)
+                let inMemory = FetchRequest(predicate: predicate)
                 inMemory.evaluatesPredicateInMemory = true
                 #expect(try context.fetch(inMemory).map(\.name).sorted() == fetched)
                 return fetched
@@ -272,7 +272,7 @@ struct FormatPredicateTests {
             }
             try context.save()
 
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
             request.predicate = try Predicate<FeedItem>(format: "title BEGINSWITH[c] %@ AND server.name == %@", "swift", "swift.org")
             let items = try context.fetch(request)
             #expect(items.map(\.title) == ["Swift 6.3 released", "swift-format 600"])

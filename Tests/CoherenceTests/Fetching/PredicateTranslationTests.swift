@@ -45,7 +45,7 @@ struct PredicateTranslationTests {
         try context.performAndWait {
             let sorted = [SortDescriptor(\FeedItem.title)]
             let inSQL = try context.fetch(FetchRequest(predicate: predicate, sortBy: sorted))
-            var request = FetchRequest(predicate: predicate, sortBy: sorted)
+            let request = FetchRequest(predicate: predicate, sortBy: sorted)
             request.evaluatesPredicateInMemory = true
             let inMemory = try context.fetch(request)
             #expect(inSQL.map(\.objectID) == inMemory.map(\.objectID), sourceLocation: sourceLocation)
@@ -123,7 +123,7 @@ struct PredicateTranslationTests {
             let byName = [SortDescriptor(\Server.name)]
             func both(_ predicate: Predicate<Server>) throws -> [String] {
                 let inSQL = try context.fetch(FetchRequest(predicate: predicate, sortBy: byName))
-                var request = FetchRequest(predicate: predicate, sortBy: byName)
+                let request = FetchRequest(predicate: predicate, sortBy: byName)
                 request.evaluatesPredicateInMemory = true
                 #expect(inSQL.map(\.objectID) == (try context.fetch(request)).map(\.objectID))
                 return inSQL.map(\.name)
@@ -198,7 +198,7 @@ struct PredicateTranslationTests {
             }
             #expect(entity == "FeedItem")
             #expect(construct == "PredicateExpressions.ForcedUnwrap")
-            var request = FetchRequest(predicate: predicate)
+            let request = FetchRequest(predicate: predicate)
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).count == 3, "evaluated on objects when asked")
         }

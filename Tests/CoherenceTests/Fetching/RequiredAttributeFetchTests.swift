@@ -110,7 +110,7 @@ struct RequiredAttributeFetchTests {
             let byLevel = try context.fetch(FetchRequest<Vehicle>(sortBy: [SortDescriptor(\.level, order: .reverse),
                                                                            SortDescriptor(\.numberPlate)]))
             #expect(byLevel.map(\.numberPlate) == ["2", "3", "1"])
-            var window = FetchRequest<Vehicle>(predicate: #Predicate { $0.seats > 1 }, sortBy: [SortDescriptor(\.price, order: .reverse)])
+            let window = FetchRequest<Vehicle>(predicate: #Predicate { $0.seats > 1 }, sortBy: [SortDescriptor(\.price, order: .reverse)])
             window.fetchLimit = 1
             #expect(try context.fetch(window).map(\.numberPlate) == ["3"])
         }

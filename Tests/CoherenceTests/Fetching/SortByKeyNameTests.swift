@@ -44,7 +44,7 @@ struct SortByKeyNameTests {
     @Test(arguments: StoreKind.allCases) func windowedFetch(store: StoreKind) throws {
         let context = try RunTimeQueryStack.seeded(store)
         try context.performAndWait { () throws in
-            var request = FetchRequest<Automobile>(sortBy: [SortDescriptor(key: "year", ascending: false), SortDescriptor(key: "price")])
+            let request = FetchRequest<Automobile>(sortBy: [SortDescriptor(key: "year", ascending: false), SortDescriptor(key: "price")])
             request.fetchLimit = 3
             request.fetchOffset = 1
             #expect(try context.fetch(request).map(\.model) == ["Model Y", "500", "Model 3"])

@@ -100,7 +100,7 @@ struct StringSortTests {
         let writer = try seeded(titles)
         let (context, store) = try freshContext(on: writer)
         try context.performAndWait {
-            var request = FetchRequest<FeedItem>(sortBy: [descriptor])
+            let request = FetchRequest<FeedItem>(sortBy: [descriptor])
             request.fetchLimit = 20
             request.fetchOffset = 5
             let queries = store.queryCount, rows = store.rowsRead
@@ -175,7 +175,7 @@ struct StringSortTests {
                 let (_, descriptor) = Self.descriptors[index]
                 let context = try seeded(titles)
                 try context.performAndWait {
-                    var request = FetchRequest<FeedItem>(sortBy: [descriptor])
+                    let request = FetchRequest<FeedItem>(sortBy: [descriptor])
                     request.fetchOffset = offset
                     request.fetchLimit = limit
                     // Titles, not IDs: which of several equal titles comes

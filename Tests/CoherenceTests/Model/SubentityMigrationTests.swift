@@ -70,7 +70,7 @@ struct SubentityMigrationTests {
             #expect(boats.map { $0 is Sailboat } == [false, true])
             #expect((boats[1] as? Sailboat)?.rig == "Bermuda")
             #expect(Set(boats.compactMap(\.objectID.primaryKey)).count == 2)
-            var exact = FetchRequest<Boat>()
+            let exact = FetchRequest<Boat>()
             exact.includesSubentities = false
             #expect(try context.fetch(exact).map(\.name) == ["Dinghy"])
         }

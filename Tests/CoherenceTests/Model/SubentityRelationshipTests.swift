@@ -101,7 +101,7 @@ struct SubentityRelationshipTests {
             driver.cars = [sport]
             try context.save()
             context.reset()
-            var request = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
+            let request = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
             request.relationshipKeyPathsForPrefetching = ["drivers", "depot"]
             let cars = try context.fetch(request)
             #expect(cars.map { $0.drivers.map(\.name) } == [["Ana"], [], []])

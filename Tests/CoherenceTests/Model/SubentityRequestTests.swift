@@ -25,7 +25,7 @@ struct SubentityRequestTests {
             #expect(controller.fetchedObjects?.map(\.name) == ["Alpine", "Berlinette", "Clio", "Zoe"], "a truck is not a car")
             #expect(delegate.events == ["will", "insert", "did"])
             // Off: only Car's own objects.
-            var exact = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
+            let exact = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
             exact.includesSubentities = false
             let cars = FetchedResultsController(fetchRequest: exact, managedObjectContext: context, sectionNameKeyPath: nil)
             try cars.performFetch()

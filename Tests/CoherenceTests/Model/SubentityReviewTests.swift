@@ -28,7 +28,7 @@ struct SubentityReviewTests {
             #expect(rows.map { $0["depot"] as? ManagedObjectID } == [depot.objectID, depot.objectID],
                     "a relationship of the parent, read from each sub-entity's position")
             let count = ExpressionDescription(name: "count", expression: .count("name"), resultType: .integer64)
-            var request = FetchRequest<RoadVehicle>()
+            let request = FetchRequest<RoadVehicle>()
             request.evaluatesPredicateInMemory = true
             let grouped = try context.fetchDictionaries(request, propertiesToFetch: ["depot", .expression(count)],
                                                         propertiesToGroupBy: ["depot"])

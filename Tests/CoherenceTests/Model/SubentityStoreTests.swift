@@ -62,11 +62,11 @@ struct SubentityStoreTests {
         let context = try Self.seeded(store)
         try context.performAndWait { () throws in
             context.reset()
-            var request = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
+            let request = FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])
             request.includesSubentities = false
             #expect(try context.fetch(request).map(\.name) == ["Clio", "Zoe"])
             #expect(try context.count(for: request) == 2)
-            var abstract = FetchRequest<RoadVehicle>()
+            let abstract = FetchRequest<RoadVehicle>()
             abstract.includesSubentities = false
             #expect(try context.fetch(abstract).isEmpty, "an abstract entity has no objects of its own")
             // Unsaved objects follow the same rule.
@@ -95,7 +95,7 @@ struct SubentityStoreTests {
             let truck = try #require(try context.fetch(FetchRequest<Truck>()).first)
             truck.year = 2024
             #expect(try context.fetch(recent).map(\.name) == ["Actros", "Alpine", "Zoe"])
-            var windowed = FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.name)])
+            let windowed = FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.name)])
             windowed.fetchLimit = 2
             windowed.fetchOffset = 1
             #expect(try context.fetch(windowed).map(\.name) == ["Alpine", "Clio"])
@@ -117,7 +117,7 @@ struct SubentityStoreTests {
             let perSeats = try context.fetchDictionaries(FetchRequest<Car>(sortBy: [SortDescriptor(\.seats)]),
                                                          propertiesToFetch: ["seats", .expression(count)], propertiesToGroupBy: ["seats"])
             #expect(perSeats.map { $0["count"] as? Int } == [1, 2])
-            var batched = FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.name)])
+            let batched = FetchRequest<RoadVehicle>(sortBy: [SortDescriptor(\.name)])
             batched.fetchBatchSize = 2
             let vehicles = try context.fetch(batched)
             #expect(vehicles.map { String(describing: type(of: $0)) } == ["Truck", "SportCar", "Car", "Car"])

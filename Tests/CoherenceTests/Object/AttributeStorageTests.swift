@@ -181,7 +181,7 @@ struct AttributeStorageTests {
     }
 
     static func fetchAll(_ context: ManagedObjectContext, asFaults: Bool) throws -> [StorageProbe] {
-        var request = FetchRequest<StorageProbe>(sortBy: [SortDescriptor(\.position)])
+        let request = FetchRequest<StorageProbe>(sortBy: [SortDescriptor(\.position)])
         request.returnsObjectsAsFaults = asFaults
         return try context.fetch(request)
     }

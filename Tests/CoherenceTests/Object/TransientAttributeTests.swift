@@ -194,13 +194,13 @@ struct TransientAttributeTests {
                 note.score = score
             }
             try context.save()
-            var request = FetchRequest<Note>(predicate: #Predicate { $0.isExpanded == true })
+            let request = FetchRequest<Note>(predicate: #Predicate { $0.isExpanded == true })
             if store != .inMemory {
                 #expect(throws: FetchError.self) { try context.fetch(request) }
             }
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).isEmpty)
-            var formatted = FetchRequest<Note>(predicate: try Predicate<Note>(format: "score > 1"))
+            let formatted = FetchRequest<Note>(predicate: try Predicate<Note>(format: "score > 1"))
             if store != .inMemory {
                 #expect(throws: FetchError.self) { try context.fetch(formatted) }
             }

@@ -111,7 +111,7 @@ struct DerivedAttributeTests {
         let store = try #require(context.persistentStoreCoordinator?.persistentStores.first as? SQLiteStore)
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         try reader.performAndWait { () throws in
-            var request = FetchRequest<Entry>()
+            let request = FetchRequest<Entry>()
             request.fetchLimit = 1
             let entry = try #require(try reader.fetch(request).first)
             _ = entry.read

@@ -298,7 +298,7 @@ struct FetchedResultsControllerCoreDataTests {
         try context.performAndWait {
             let orphan = FeedItem(context: context)
             orphan.title = "t6"
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.server?.name), SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.server?.name), SortDescriptor(\.title)])
             request.relationshipKeyPathsForRefreshing = ["server"]
             let byString = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "server.name")
             let byKeyPath = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: \.serverName)

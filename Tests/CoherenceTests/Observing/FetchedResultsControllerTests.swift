@@ -67,7 +67,7 @@ struct FetchedResultsControllerTests {
     @Test(arguments: StoreKind.allCases) func reportsInsertsDeletesMovesAndUpdates(store: StoreKind) throws {
         let (context, servers) = try seeded(store)
         try context.performAndWait { () throws in
-            var request = FetchRequest<FeedItem>(predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.read == false }, sortBy: [SortDescriptor(\.title)])
             request.includesPendingChanges = true
             let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
             let delegate = RecordingDelegate()
@@ -190,7 +190,7 @@ struct FetchedResultsControllerTests {
     @Test func dependentKeyPathsUpdateWhenTheDestinationChanges() throws {
         let (context, servers) = try seeded(.inMemory)
         try context.performAndWait {
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)])
             request.relationshipKeyPathsForRefreshing = ["server"]
             let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
             let delegate = RecordingDelegate()
@@ -210,7 +210,7 @@ struct FetchedResultsControllerTests {
     @Test(arguments: StoreKind.allCases) func dependentKeyPathsSurviveTheSaveOfANewDestination(store: StoreKind) throws {
         let (context, _) = try seeded(store)
         try context.performAndWait {
-            var request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)])
+            let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.serverName), SortDescriptor(\.title)])
             request.relationshipKeyPathsForRefreshing = ["server"]
             let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
             let delegate = RecordingDelegate()

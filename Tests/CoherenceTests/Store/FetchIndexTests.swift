@@ -115,7 +115,7 @@ struct FetchIndexTests {
             #expect(compoundPlan.contains { $0.contains("INDEX ZFETCHINDEX IndexedItem(rank,title)") } && !compoundPlan.contains { $0.contains("TEMP B-TREE") },
                     "\(compoundPlan)")
 
-            var request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
             request.fetchLimit = 20
             request.fetchOffset = 5
             // Titles, not objects: equal titles may come in either order.
@@ -168,7 +168,7 @@ struct FetchIndexTests {
         let stored = try store.database.read { db in try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'collationOrder'") }
         #expect(stored != nil && stored != "an older order")
         let titles = try context.performAndWait { () throws -> [String] in
-            var request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
+            let request = FetchRequest<IndexedItem>(sortBy: [SortDescriptor(\.title)])
             request.fetchLimit = 2
             return try context.fetch(request).map(\.title)
         }

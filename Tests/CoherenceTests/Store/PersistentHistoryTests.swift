@@ -277,10 +277,9 @@ struct PersistentHistoryTests {
         let viewCoordinator = try Self.coordinator(database)
         let viewContext = Self.context(viewCoordinator)
         var lastToken = viewCoordinator.currentPersistentHistoryToken(fromStores: nil)
-        let log = viewContext.performAndWait {
-            let log = ChangeLog(viewContext)
-            _ = try? viewContext.fetch(FetchRequest<HistoryBookmark>())
-            return log
+        // The view shows the bookmarks, so merged changes to them are announced.
+        let (log, shown) = viewContext.performAndWait {
+            (ChangeLog(viewContext), (try? viewContext.fetch(FetchRequest<HistoryBookmark>())) ?? [])
         }
         let added = try writer.performAndWait {
             let added = HistoryBookmark(context: writer)
@@ -310,6 +309,7 @@ struct PersistentHistoryTests {
         }
         #expect(lastToken == viewCoordinator.currentPersistentHistoryToken(fromStores: nil))
         #expect(try Self.history(viewContext, after: lastToken).isEmpty, "the loop is caught up")
+        withExtendedLifetime(shown) {}
     }
 
     @Test(arguments: StoreKind.databases)

@@ -30,7 +30,7 @@ struct RowCacheTests {
     /// The servers of the first half (`unreadCount < count`) or the second.
     static func fetch(firstHalf: Bool, in context: ManagedObjectContext, asFaults: Bool) throws -> [Server] {
         let limit = count
-        var request = FetchRequest<Server>(predicate: firstHalf ? #Predicate { $0.unreadCount < limit } : #Predicate { $0.unreadCount >= limit },
+        let request = FetchRequest<Server>(predicate: firstHalf ? #Predicate { $0.unreadCount < limit } : #Predicate { $0.unreadCount >= limit },
                                            sortBy: [SortDescriptor(\.unreadCount)])
         request.returnsObjectsAsFaults = asFaults
         return try context.fetch(request)
@@ -253,7 +253,7 @@ struct RowCacheTests {
         let coordinator = try Self.seeded()
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         try context.performAndWait {
-            var request = FetchRequest<Server>(predicate: #Predicate { $0.unreadCount < 5 }, sortBy: [SortDescriptor(\.unreadCount)])
+            let request = FetchRequest<Server>(predicate: #Predicate { $0.unreadCount < 5 }, sortBy: [SortDescriptor(\.unreadCount)])
             request.fetchBatchSize = 5
             let faults = try context.fetch(request)
             try #require(faults.count == 5 && faults.allSatisfy(\.isFault))
