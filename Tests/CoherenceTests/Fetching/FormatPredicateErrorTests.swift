@@ -13,7 +13,7 @@ import Testing
 struct FormatPredicateErrorTests {
     private func error(_ format: String, _ arguments: Any?...) -> PredicateFormatError? {
         do {
-            _ = try Predicate<FormatCar>(format: format, argumentArray: arguments)
+            _ = try Predicate<FormatCar>(validatingFormat: format, argumentArray: arguments)
             return nil
         } catch {
             return error
@@ -55,12 +55,12 @@ struct FormatPredicateErrorTests {
     @Test func unknownKeysNameTheEntityAndTheKey() throws {
         let garage = try Garage()
         for context in [garage.saved, garage.pending, garage.inMemory] {
-            let colour = FetchRequest(predicate: try Predicate<FormatCar>(format: "colour == 'red'"))
+            let colour = FetchRequest(predicate: Predicate<FormatCar>(format: "colour == 'red'"))
             #expect(throws: PredicateFormatError.unknownKey(entity: "FormatCar", key: "colour")) { try context.fetch(colour) }
             #expect(throws: PredicateFormatError.unknownKey(entity: "FormatCar", key: "colour")) { try context.count(for: colour) }
-            let nested = FetchRequest(predicate: try Predicate<FormatCar>(format: "%K == 'x'", "dealership.nmae"))
+            let nested = FetchRequest(predicate: Predicate<FormatCar>(format: "%K == 'x'", "dealership.nmae"))
             #expect(throws: PredicateFormatError.unknownKey(entity: "Dealership", key: "nmae")) { try context.fetch(nested) }
-            let toMany = FetchRequest(predicate: try Predicate<FormatCar>(format: "ANY accessories.colour == 'red'"))
+            let toMany = FetchRequest(predicate: Predicate<FormatCar>(format: "ANY accessories.colour == 'red'"))
             #expect(throws: PredicateFormatError.unknownKey(entity: "Accessory", key: "colour")) { try context.fetch(toMany) }
         }
     }
@@ -72,7 +72,7 @@ struct FormatPredicateErrorTests {
                 name: "Empty", managedObjectModel: try ManagedObjectModel(entities: [FormatCar.self, Dealership.self, Accessory.self]))
             container.persistentStoreDescriptions = [description]
             try container.loadPersistentStores()
-            let request = FetchRequest(predicate: try Predicate<FormatCar>(format: "ANY accessories.colour == 'red'"))
+            let request = FetchRequest(predicate: Predicate<FormatCar>(format: "ANY accessories.colour == 'red'"))
             #expect(throws: PredicateFormatError.unknownKey(entity: "Accessory", key: "colour")) {
                 try container.viewContext.fetch(request)
             }
@@ -87,7 +87,7 @@ struct FormatPredicateErrorTests {
         for format in ["accessories == 2", "accessories BEGINSWITH 'a'", "ANY accessories BETWEEN {1, 2}", "name.@count > 1", "dealership == 'x'", "name.length == 1", "dealership BEGINSWITH 'a'",
                        "dealership.@count == 1", "name == accessories.label"] {
             for context in [garage.saved, garage.pending, garage.inMemory] {
-                let request = FetchRequest(predicate: try Predicate<FormatCar>(format: format))
+                let request = FetchRequest(predicate: Predicate<FormatCar>(format: format))
                 do {
                     _ = try context.fetch(request)
                     Issue.record("\(format) fetched")
@@ -135,7 +135,7 @@ struct FormatPredicateMisuseTests {
     /// message, as the rest of Coherence's misuse does.
     @Test func aPredicateOverSomethingOtherThanAManagedObjectTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = try? Predicate<String>(format: "length == 1")
+            _ = Predicate<String>(format: "length == 1")
         }
         #expect(result.standardError.contains("one ManagedObject subclass"))
     }

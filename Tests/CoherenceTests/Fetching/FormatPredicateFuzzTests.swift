@@ -113,7 +113,7 @@ struct FormatPredicateFuzzTests {
             let passesObjects = arguments.contains { $0 is ManagedObject || $0 is ManagedObjectID }
             let predicate: Predicate<FormatCar>
             do {
-                predicate = try Predicate<FormatCar>(format: format, argumentArray: arguments)
+                predicate = try Predicate<FormatCar>(validatingFormat: format, argumentArray: arguments)
             } catch {
                 continue // a typed PredicateFormatError: the initializer throws nothing else
             }

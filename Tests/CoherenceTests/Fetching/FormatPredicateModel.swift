@@ -113,6 +113,6 @@ struct Garage {
 
     /// `names` for a format string.
     func names(_ format: String, _ arguments: Any?..., sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-        try names(try Predicate<FormatCar>(format: format, argumentArray: arguments), sourceLocation: sourceLocation)
+        try names(Predicate<FormatCar>(format: format, argumentArray: arguments), sourceLocation: sourceLocation)
     }
 }

@@ -98,7 +98,7 @@ struct FormatPredicateTests {
         #expect(try garage.names("name MATCHES[cd] 'citroen .*'") == ["Citroen C4", "Citroën DS"])
         // [c] makes the expression ignore case; it does not lowercase the
         // pattern, whose `\D` (not a digit) would become `\d`.
-        #expect(try garage.names(try Predicate<FormatCar>(format: "name MATCHES[c] %@", "PORSCHE\\s\\D+")) == ["porsche Taycan"])
+        #expect(try garage.names(Predicate<FormatCar>(format: "name MATCHES[c] %@", "PORSCHE\\s\\D+")) == ["porsche Taycan"])
         #expect(try garage.names("nickname CONTAINS 'e'") == ["Citroën DS", "Porsche 911", "VW Käfer"])
         #expect(try garage.names("NOT nickname CONTAINS 'e'").count == 4, "nil matches no string operator")
         #expect(try garage.names("price CONTAINS '1'").isEmpty, "numbers are not strings")
@@ -171,7 +171,7 @@ struct FormatPredicateTests {
         #expect(try garage.names("nickname == \"'; DROP TABLE FormatCar; --\"") == ["Tesla Model 3"])
         #expect(try garage.names("nickname LIKE %@", "*DROP TABLE*") == ["Tesla Model 3"])
         #expect(try garage.names("name == 'Ünïcode ?* car'") == ["Ünïcode ?* car"])
-        let injectedKey = FetchRequest(predicate: try Predicate<FormatCar>(format: "%K == 1", "name\" = 1; DROP TABLE FormatCar; --"))
+        let injectedKey = FetchRequest(predicate: Predicate<FormatCar>(format: "%K == 1", "name\" = 1; DROP TABLE FormatCar; --"))
         #expect(throws: PredicateFormatError.unknownKey(entity: "FormatCar", key: "name\" = 1; DROP TABLE FormatCar; --")) {
             try garage.saved.fetch(injectedKey)
         }
@@ -194,9 +194,9 @@ struct FormatPredicateTests {
     @Test func evaluatesUnsavedChanges() throws {
         let garage = try Garage()
         let context = garage.saved
-        let beetle = try #require(try context.fetch(FetchRequest(predicate: try Predicate<FormatCar>(format: "nickname == 'Beetle'"))).first)
+        let beetle = try #require(try context.fetch(FetchRequest(predicate: Predicate<FormatCar>(format: "nickname == 'Beetle'"))).first)
         beetle.doors = 5
-        let fiveDoors = try Predicate<FormatCar>(format: "doors == 5")
+        let fiveDoors = Predicate<FormatCar>(format: "doors == 5")
         #expect(try fiveDoors.evaluate(beetle))
         #expect(try context.fetch(FetchRequest(predicate: fiveDoors)).map(\.name) == ["VW Käfer"], "includesPendingChanges")
         let committed = FetchRequest(predicate: fiveDoors)
@@ -216,7 +216,7 @@ struct FormatPredicateTests {
             let wolfsburg = dealers[1]
             #expect(wolfsburg.name == "Wolfsburg")
             func names(_ format: String, _ arguments: Any?...) throws -> [String] {
-                let predicate = try Predicate<FormatCar>(format: format, argumentArray: arguments)
+                let predicate = Predicate<FormatCar>(format: format, argumentArray: arguments)
                 let fetched = try context.fetch(FetchRequest(predicate: predicate)).map(\.name).sorted()
                 let inMemory = FetchRequest(predicate: predicate)
                 inMemory.evaluatesPredicateInMemory = true
@@ -228,14 +228,14 @@ struct FormatPredicateTests {
             #expect(try names("dealership != %@", wolfsburg).count == 6)
             #expect(try names("dealership IN %@", [wolfsburg, dealers[0]]) == ["Citroën DS", "Tesla Model 3", "VW Käfer"])
             #expect(try names("dealership IN {nil, %@}", wolfsburg) == ["Citroen C4", "VW Käfer", "Ünïcode ?* car"])
-            let spoilers = try context.fetch(FetchRequest(predicate: try Predicate<Accessory>(format: "label == 'spoiler'")))
-            let mats = try #require(try context.fetch(FetchRequest(predicate: try Predicate<Accessory>(format: "label == 'mats'"))).first)
+            let spoilers = try context.fetch(FetchRequest(predicate: Predicate<Accessory>(format: "label == 'spoiler'")))
+            let mats = try #require(try context.fetch(FetchRequest(predicate: Predicate<Accessory>(format: "label == 'mats'"))).first)
             #expect(try names("accessories CONTAINS %@", spoilers[0]) == [try #require(spoilers[0].automobile).name])
             #expect(try names("%@ IN accessories", mats.objectID) == [try #require(mats.automobile).name])
             #expect(try names("ANY accessories IN %@", spoilers) == ["Citroen C4", "Porsche 911"])
             #expect(try names("NONE accessories == %@", mats).count == 6)
             #expect(try names("ALL accessories != %@", mats).count == 6)
-            let misuse = FetchRequest(predicate: try Predicate<FormatCar>(format: "name == %@", wolfsburg))
+            let misuse = FetchRequest(predicate: Predicate<FormatCar>(format: "name == %@", wolfsburg))
             #expect(performing: { try context.fetch(misuse) }, throws: { error in
                 if case .unsupportedKeyPath(_, "name", _)? = error as? PredicateFormatError { true } else { false }
             })
@@ -247,12 +247,12 @@ struct FormatPredicateTests {
         let garage = try Garage()
         for context in [garage.saved, garage.inMemory] {
             let updated = try context.execute(BatchUpdateRequest(
-                predicate: try Predicate<FormatCar>(format: "name BEGINSWITH[c] %@", "porsche"), propertiesToUpdate: ["doors": 5]))
+                predicate: Predicate<FormatCar>(format: "name BEGINSWITH[c] %@", "porsche"), propertiesToUpdate: ["doors": 5]))
             #expect(updated.count == 2)
-            let deleted = try context.execute(BatchDeleteRequest(predicate: try Predicate<FormatCar>(format: "price < %d", 10_000)))
+            let deleted = try context.execute(BatchDeleteRequest(predicate: Predicate<FormatCar>(format: "price < %d", 10_000)))
             #expect(deleted.count == 2)
             context.reset()
-            #expect(try context.fetch(FetchRequest(predicate: try Predicate<FormatCar>(format: "doors == 5"))).count == 2)
+            #expect(try context.fetch(FetchRequest(predicate: Predicate<FormatCar>(format: "doors == 5"))).count == 2)
             #expect(try context.count(for: FetchRequest<FormatCar>()) == 5)
         }
     }
@@ -273,7 +273,7 @@ struct FormatPredicateTests {
             try context.save()
 
             let request = FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.title)])
-            request.predicate = try Predicate<FeedItem>(format: "title BEGINSWITH[c] %@ AND server.name == %@", "swift", "swift.org")
+            request.predicate = Predicate<FeedItem>(format: "title BEGINSWITH[c] %@ AND server.name == %@", "swift", "swift.org")
             let items = try context.fetch(request)
             #expect(items.map(\.title) == ["Swift 6.3 released", "swift-format 600"])
         }
@@ -283,7 +283,7 @@ struct FormatPredicateTests {
     @Test func fetchedResultsController() throws {
         let garage = try Garage()
         let context = garage.saved
-        let request = FetchRequest(predicate: try Predicate<FormatCar>(format: "electric == YES"), sortBy: [SortDescriptor(\.name)])
+        let request = FetchRequest(predicate: Predicate<FormatCar>(format: "electric == YES"), sortBy: [SortDescriptor(\.name)])
         let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context)
         try controller.performFetch()
         #expect(controller.fetchedObjects?.map(\.name) == ["Tesla Model 3", "porsche Taycan"])

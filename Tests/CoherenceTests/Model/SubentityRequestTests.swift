@@ -66,7 +66,7 @@ struct SubentityRequestTests {
         let context = try SubentityStoreTests.seeded(store)
         try context.performAndWait { () throws in
             context.reset()
-            let request = FetchRequest<RoadVehicle>(predicate: try Predicate<RoadVehicle>(format: "year >= %d AND depot.city == %@", 2020, "Lyon"),
+            let request = FetchRequest<RoadVehicle>(predicate: Predicate<RoadVehicle>(format: "year >= %d AND depot.city == %@", 2020, "Lyon"),
                                                     sortBy: [SortDescriptor(\.name)])
             #expect(try context.fetch(request).map(\.name) == ["Alpine", "Zoe"])
         }

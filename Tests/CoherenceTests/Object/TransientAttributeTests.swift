@@ -200,7 +200,7 @@ struct TransientAttributeTests {
             }
             request.evaluatesPredicateInMemory = true
             #expect(try context.fetch(request).isEmpty)
-            let formatted = FetchRequest<Note>(predicate: try Predicate<Note>(format: "score > 1"))
+            let formatted = FetchRequest<Note>(predicate: Predicate<Note>(format: "score > 1"))
             if store != .inMemory {
                 #expect(throws: FetchError.self) { try context.fetch(formatted) }
             }

@@ -28,10 +28,10 @@ struct SQLDialectParityTests {
             let electric = RunTimeQueryStack.inventory.filter(\.4).count
             #expect(electric > 0 && electric < RunTimeQueryStack.inventory.count)
             for format in ["isElectric == YES", "isElectric == 1", "isElectric != NO", "isElectric IN {1}", "isElectric BETWEEN {1, 1}"] {
-                let request = FetchRequest(predicate: try Predicate<Automobile>(format: format))
+                let request = FetchRequest(predicate: Predicate<Automobile>(format: format))
                 #expect(try context.count(for: request) == electric, "\(format)")
             }
-            let request = FetchRequest(predicate: try Predicate<Automobile>(format: "isElectric == %@", NSNumber(value: false)))
+            let request = FetchRequest(predicate: Predicate<Automobile>(format: "isElectric == %@", NSNumber(value: false)))
             #expect(try context.count(for: request) == RunTimeQueryStack.inventory.count - electric)
         }
     }

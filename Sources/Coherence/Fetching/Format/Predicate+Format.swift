@@ -36,9 +36,13 @@ extension Predicate {
     /// `accessories CONTAINS %@`, `%@ IN accessories`,
     /// `NONE accessories == %@`.
     ///
-    /// Syntax and arguments are checked here. Keys are checked against the
-    /// entity when the predicate is used (the model is the container's, not
-    /// known to the type): a fetch throws ``PredicateFormatError/unknownKey(entity:key:)``
+    /// Syntax and arguments are checked here and, as Core Data's
+    /// `NSPredicate(format:)` raises for a malformed format, a bad format
+    /// stops the program with the format string and the position of the
+    /// error (in release builds too); ``init(validatingFormat:_:)`` throws
+    /// instead, for formats that come from users. Keys are checked against
+    /// the entity when the predicate is used (the model is the container's,
+    /// not known to the type): a fetch throws ``PredicateFormatError/unknownKey(entity:key:)``
     /// for a key the entity does not have.
     ///
     /// The name does not clash with Foundation's `NSPredicate(format:)`:
@@ -51,13 +55,12 @@ extension Predicate {
     /// - Parameters:
     ///   - format: the predicate format string.
     ///   - arguments: one argument per substitution, in order.
-    /// - Throws: ``PredicateFormatError`` with the character offset of a
-    ///   syntax error, a missing or extra argument, or an argument of the
-    ///   wrong type.
-    /// - Precondition: the predicate has one input, a ``ManagedObject`` subclass.
+    /// - Precondition: the format is well formed, with one argument of the
+    ///   right type per substitution; the predicate has one input, a
+    ///   ``ManagedObject`` subclass.
     /// <https://developer.apple.com/library/mac/documentation/Cocoa/Conceptual/Predicates/Articles/pSyntax.html>
-    public init(format: String, _ arguments: Any?...) throws(PredicateFormatError) {
-        try self.init(format: format, argumentArray: arguments)
+    public init(format: String, _ arguments: Any?...) {
+        self.init(format: format, argumentArray: arguments)
     }
 
     /// A predicate parsed from Core Data's predicate format syntax, with the
@@ -65,15 +68,43 @@ extension Predicate {
     /// `NSPredicate(format:argumentArray:)`,
     /// <https://developer.apple.com/documentation/foundation/nspredicate/init(format:argumentarray:)>).
     /// See ``init(format:_:)``.
-    public init(format: String, argumentArray arguments: [Any?]) throws(PredicateFormatError) {
+    public init(format: String, argumentArray arguments: [Any?]) {
+        do {
+            try self.init(validatingFormat: format, argumentArray: arguments)
+        } catch {
+            fatalError("Coherence: the predicate format \"\(format)\" is invalid: \(error)")
+        }
+    }
+
+    /// A predicate that always (`true`) or never (`false`) matches, as Core
+    /// Data's `NSPredicate(value:)`.
+    /// <https://developer.apple.com/documentation/foundation/nspredicate/init(value:)>
+    public init(value: Bool) {
+        self.init(format: value ? "TRUEPREDICATE" : "FALSEPREDICATE")
+    }
+
+    /// ``init(format:_:)`` for formats that may be malformed (typed by a
+    /// user, read from a query string): a bad format throws instead of
+    /// stopping the program.
+    /// - Throws: ``PredicateFormatError`` with the character offset of a
+    ///   syntax error, a missing or extra argument, or an argument of the
+    ///   wrong type.
+    public init(validatingFormat format: String, _ arguments: Any?...) throws(PredicateFormatError) {
+        try self.init(validatingFormat: format, argumentArray: arguments)
+    }
+
+    /// ``init(validatingFormat:_:)`` with the substitution arguments in an array.
+    /// - Throws: ``PredicateFormatError``, as ``init(validatingFormat:_:)``.
+    public init(validatingFormat format: String, argumentArray arguments: [Any?]) throws(PredicateFormatError) {
         var inputs = 0
         var allObjects = true
         for type in repeat (each Input).self {
             inputs += 1
             if !(type is ManagedObject.Type) { allObjects = false }
         }
-        precondition(inputs == 1 && allObjects,
-                     "Coherence: Predicate(format:) makes predicates over one ManagedObject subclass, not \((repeat (each Input).self))")
+        if inputs != 1 || !allObjects { // fatalError: the message prints in release builds too
+            fatalError("Coherence: Predicate(format:) makes predicates over one ManagedObject subclass, not \((repeat (each Input).self))")
+        }
         var parser = try FormatParser(format: format, arguments: arguments)
         let node = try parser.parse()
         self.init { (variables: repeat PredicateExpressions.Variable<each Input>) in
