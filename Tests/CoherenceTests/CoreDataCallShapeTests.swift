@@ -110,4 +110,38 @@ struct CoreDataCallShapeTests {
             #expect(server.name == "after")
         }
     }
+
+    /// Batch requests as Core Data builds them: by entity name or from a
+    /// fetch request, configured in place, status-only by default, results
+    /// read through `result`.
+    /// <https://developer.apple.com/documentation/coredata/nsbatchdeleterequest/init(fetchrequest:)>
+    /// <https://developer.apple.com/documentation/coredata/nsbatchupdaterequest/init(entityname:)>
+    /// <https://developer.apple.com/documentation/coredata/nsbatchinsertrequest/init(entityname:objects:)>
+    @Test(arguments: StoreKind.allCases) func batchRequestsAsCoreDataBuildsThem(store: StoreKind) throws {
+        let context = try TestStack.context(store)
+        try context.performAndWait {
+            let insert = BatchInsertRequest(entityName: "Server", objects: [["name": "a"], ["name": "b"], ["name": "c"]])
+            #expect(insert.resultType == .statusOnly)
+            insert.resultType = .objectIDs
+            let inserted = try context.execute(insert).result as! [ManagedObjectID]
+            #expect(inserted.count == 3)
+            #expect(inserted.allSatisfy { $0.entity.name == "Server" })
+
+            let update = BatchUpdateRequest(entityName: "Server")
+            update.propertiesToUpdate = ["unreadCount": 5]
+            update.resultType = .updatedObjectsCountResultType
+            #expect(try context.execute(update).result as! Int == 3)
+
+            let fetch = Server.fetchRequest()
+            fetch.predicate = Predicate(format: "name == %@", "a")
+            let delete = BatchDeleteRequest(fetchRequest: fetch)
+            #expect(try context.execute(delete).result as! Bool == true)
+
+            let byName = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Server"))
+            byName.resultType = .resultTypeObjectIDs
+            let deleted = try context.execute(byName).result as! [ManagedObjectID]
+            #expect(Set(deleted) == Set(inserted.dropFirst()))
+            #expect(try context.count(for: Server.fetchRequest()) == 0)
+        }
+    }
 }

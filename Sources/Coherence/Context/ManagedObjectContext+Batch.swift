@@ -14,7 +14,7 @@ extension ManagedObjectContext {
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> BatchResult {
         _assertOnQueue()
-        let entity = entity(for: Entity.self)
+        let entity = try entity(named: request.entityName, as: Entity.self)
         if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert objects of one of its sub-entities") }
         let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
         // Uniqueness constraints are resolved by a save (with this context's
@@ -26,7 +26,7 @@ extension ManagedObjectContext {
         scratch.mergePolicy = mergePolicy
         return try withExtendedLifetime(scratch) {
             let objects = try rows.map { row in
-                let object = Entity()
+                let object = entity.managedObjectClass.init()
                 scratch.insert(object)
                 for attribute in entity.attributes {
                     try attribute.setStoreValue(row[attribute.index], of: object)
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchUpdateRequest<Entity>) throws -> BatchResult {
         _assertOnQueue()
-        let entity = entity(for: Entity.self)
+        let entity = try entity(named: request.entityName, as: Entity.self)
         var values: [Int: StoreValue] = [:]
         for (name, value) in request.propertiesToUpdate {
             guard let attribute = entity.attribute(named: name) else {
@@ -73,7 +73,7 @@ extension ManagedObjectContext {
                                                  author: transactionAuthor, contextName: name) {
             return BatchResult(result, type: request.resultType)
         }
-        return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,
+        return try runInScratchContext(matching: request.predicate, entityName: request.entityName, includesSubentities: request.includesSubentities,
                                        resultType: request.resultType) { object, _ in
             for (index, value) in values {
                 object._prepareForWriteAt(index: index)
@@ -91,14 +91,14 @@ extension ManagedObjectContext {
     @discardableResult
     public func execute<Entity: ManagedObject>(_ request: BatchDeleteRequest<Entity>) throws -> BatchResult {
         _assertOnQueue()
-        let entity = entity(for: Entity.self)
+        let entity = try entity(named: request.entityName, as: Entity.self)
         if let result = try coordinator.execute(.delete(entity: entity, predicate: request.predicate?.expression,
                                                           variable: request.predicate?.variable.key,
                                                           includesSubentities: request.includesSubentities),
                                                  author: transactionAuthor, contextName: name) {
             return BatchResult(result, type: request.resultType)
         }
-        return try runInScratchContext(matching: request.predicate, includesSubentities: request.includesSubentities,
+        return try runInScratchContext(matching: request.predicate, entityName: request.entityName, includesSubentities: request.includesSubentities,
                                        resultType: request.resultType) { object, scratch in
             scratch.delete(object)
         }
@@ -107,12 +107,13 @@ extension ManagedObjectContext {
     /// A batch request for stores without native ones: the matching objects
     /// are changed in a scratch context (which posts nothing) and saved.
     private func runInScratchContext<Entity: ManagedObject>(
-        matching predicate: Predicate<Entity>?, includesSubentities: Bool, resultType: BatchResultType,
+        matching predicate: Predicate<Entity>?, entityName: String?, includesSubentities: Bool, resultType: BatchResultType,
         _ change: (Entity, ManagedObjectContext) throws -> Void
     ) throws -> BatchResult {
         let scratch = ManagedObjectContext(scratchFor: self)
         return try withExtendedLifetime(scratch) {
             let fetch = FetchRequest<Entity>(predicate: predicate)
+            fetch.entityName = entityName
             fetch.evaluatesPredicateInMemory = true
             fetch.includesSubentities = includesSubentities
             let objects = try scratch.fetch(fetch)
@@ -154,12 +155,14 @@ extension ManagedObjectContext {
 
 extension BatchResult {
     init(_ result: StoreBatchResult, type: BatchResultType) {
+        resultType = type
         count = result.affected.count
         objectIDs = type == .objectIDs ? result.affected : nil
         changes = result.changes
     }
 
     init(affected: [ManagedObjectID], saved: ManagedObjectContext.DidSaveMessage, type: BatchResultType) {
+        resultType = type
         count = affected.count
         objectIDs = type == .objectIDs ? affected : nil
         changes = saved.objectIDs

@@ -1,8 +1,13 @@
 import Foundation
 
-/// What a batch request hands back.
+/// What a batch request hands back, as Core Data's `NSBatchInsertResult`,
+/// `NSBatchUpdateResult` and `NSBatchDeleteResult` (the three names are
+/// aliases of this type).
 public struct BatchResult: Sendable, Hashable {
-    /// How many objects the request inserted, updated or deleted.
+    /// What the request asked for (``BatchResultType/statusOnly`` by default).
+    public let resultType: BatchResultType
+    /// How many objects the request inserted, updated or deleted (always
+    /// counted, whatever the result type).
     public let count: Int
     /// The IDs of those objects, when the request asked for them
     /// (``BatchResultType/objectIDs``).
@@ -11,56 +16,169 @@ public struct BatchResult: Sendable, Hashable {
     /// request's own (a batch delete nullifies inverses and cascades): pass
     /// it to ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)``.
     public let changes: ObjectIDChanges
+
+    /// The result as Core Data gives it: `true` for
+    /// ``BatchResultType/statusOnly``, the count as `Int` for
+    /// ``BatchResultType/count``, `[ManagedObjectID]` for
+    /// ``BatchResultType/objectIDs`` (so `result as! [NSManagedObjectID]`
+    /// ports as `result as! [ManagedObjectID]`).
+    public var result: Any? {
+        switch resultType {
+        case .statusOnly: true
+        case .count: count
+        case .objectIDs: objectIDs ?? []
+        }
+    }
 }
 
-/// What a batch request returns besides the count.
+/// Core Data's `NSBatchInsertResult`.
+public typealias BatchInsertResult = BatchResult
+/// Core Data's `NSBatchUpdateResult`.
+public typealias BatchUpdateResult = BatchResult
+/// Core Data's `NSBatchDeleteResult`.
+public typealias BatchDeleteResult = BatchResult
+
+/// What a batch request returns besides the count, with Core Data's names
+/// for each request's result type as aliases.
 public enum BatchResultType: Sendable, Hashable {
+    /// Whether the request succeeded: ``BatchResult/result`` is `true`
+    /// (the default, as in Core Data).
+    case statusOnly
     /// The number of affected objects.
     case count
     /// The number and the IDs of the affected objects.
     case objectIDs
+
+    /// `NSBatchUpdateRequestResultType.statusOnlyResultType`.
+    public static let statusOnlyResultType = BatchResultType.statusOnly
+    /// `NSBatchUpdateRequestResultType.updatedObjectIDsResultType`.
+    public static let updatedObjectIDsResultType = BatchResultType.objectIDs
+    /// `NSBatchUpdateRequestResultType.updatedObjectsCountResultType`.
+    public static let updatedObjectsCountResultType = BatchResultType.count
+    /// `NSBatchDeleteRequestResultType.resultTypeStatusOnly`.
+    public static let resultTypeStatusOnly = BatchResultType.statusOnly
+    /// `NSBatchDeleteRequestResultType.resultTypeObjectIDs`.
+    public static let resultTypeObjectIDs = BatchResultType.objectIDs
+    /// `NSBatchDeleteRequestResultType.resultTypeCount`.
+    public static let resultTypeCount = BatchResultType.count
 }
 
 /// Inserts objects straight into the store, without creating managed objects
 /// and without context notifications (as Core Data's
 /// `NSBatchInsertRequest`). Missing attributes take their initial values; a
 /// to-one relationship takes a permanent ``ManagedObjectID``.
-public struct BatchInsertRequest<Entity: ManagedObject>: @unchecked Sendable {
+///
+/// A class configured in place, as Core Data's; its properties are read
+/// and written under a lock (`@unchecked Sendable`: hand in only values,
+/// never managed objects).
+public final class BatchInsertRequest<Entity: ManagedObject>: @unchecked Sendable {
+    private struct State {
+        var objects: [[String: Any]]
+        var resultType = BatchResultType.statusOnly
+        var entityName: String?
+    }
+
+    private let state: Locked<State>
+
     /// One dictionary of property values per object, keyed by property name.
-    /// Values must be of the attributes' Swift types (`@unchecked Sendable`:
-    /// hand in only values, never managed objects).
-    public var objects: [[String: Any]]
+    /// Values must be of the attributes' Swift types.
+    public var objects: [[String: Any]] {
+        get { state.withLock { $0.objects } }
+        set { state.withLock { $0.objects = newValue } }
+    }
     /// What the ``BatchResult`` carries besides the count (Core Data's
-    /// `resultType`); ``BatchResultType/count`` by default.
-    public var resultType: BatchResultType = .count
+    /// `resultType`); ``BatchResultType/statusOnly`` by default.
+    public var resultType: BatchResultType {
+        get { state.withLock { $0.resultType } }
+        set { state.withLock { $0.resultType = newValue } }
+    }
+    /// The entity to insert into, by name; `nil` for `Entity`'s own.
+    public var entityName: String? {
+        get { state.withLock { $0.entityName } }
+        set { state.withLock { $0.entityName = newValue } }
+    }
 
     /// A request inserting one object per dictionary of `objects`.
     public init(objects: [[String: Any]]) {
-        self.objects = objects
+        state = Locked(State(objects: objects))
+    }
+}
+
+extension BatchInsertRequest where Entity == ManagedObject {
+    /// A request inserting objects of the entity named `entityName`, as
+    /// Core Data's `NSBatchInsertRequest(entityName:objects:)`.
+    /// <https://developer.apple.com/documentation/coredata/nsbatchinsertrequest/init(entityname:objects:)>
+    public convenience init(entityName: String, objects: [[String: Any]]) {
+        self.init(objects: objects)
+        self.entityName = entityName
     }
 }
 
 /// Sets attributes of every matching object straight in the store, without
 /// loading objects and without context notifications (Core Data's
-/// `NSBatchUpdateRequest`). Each row's version is incremented.
-public struct BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
+/// `NSBatchUpdateRequest`). Each row's version is incremented. A class
+/// configured in place, as Core Data's; its properties are read and written
+/// under a lock.
+public final class BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
+    private struct State {
+        var predicate: Predicate<Entity>?
+        var propertiesToUpdate: [String: Any]
+        var resultType = BatchResultType.statusOnly
+        var includesSubentities = true
+        var entityName: String?
+    }
+
+    private let state: Locked<State>
+
     /// Which objects to update; all of the entity when `nil`.
-    public var predicate: Predicate<Entity>?
+    public var predicate: Predicate<Entity>? {
+        get { state.withLock { $0.predicate } }
+        set { state.withLock { $0.predicate = newValue } }
+    }
     /// The new values by attribute name, of the attributes' Swift types.
-    public var propertiesToUpdate: [String: Any]
+    public var propertiesToUpdate: [String: Any] {
+        get { state.withLock { $0.propertiesToUpdate } }
+        set { state.withLock { $0.propertiesToUpdate = newValue } }
+    }
     /// What the ``BatchResult`` carries besides the count (Core Data's
-    /// `resultType`); ``BatchResultType/count`` by default.
-    public var resultType: BatchResultType = .count
+    /// `resultType`); ``BatchResultType/statusOnly`` by default.
+    public var resultType: BatchResultType {
+        get { state.withLock { $0.resultType } }
+        set { state.withLock { $0.resultType = newValue } }
+    }
     /// Whether objects of the entity's sub-entities are updated too (the
     /// default, as Core Data's `NSBatchUpdateRequest.includesSubentities`).
     /// <https://developer.apple.com/documentation/coredata/nsbatchupdaterequest/includessubentities>
-    public var includesSubentities = true
+    public var includesSubentities: Bool {
+        get { state.withLock { $0.includesSubentities } }
+        set { state.withLock { $0.includesSubentities = newValue } }
+    }
+    /// The entity to update, by name; `nil` for `Entity`'s own.
+    public var entityName: String? {
+        get { state.withLock { $0.entityName } }
+        set { state.withLock { $0.entityName = newValue } }
+    }
 
     /// A request setting `propertiesToUpdate` on every object matching
     /// `predicate` (every object of the entity when `nil`).
-    public init(predicate: Predicate<Entity>? = nil, propertiesToUpdate: [String: Any]) {
-        self.predicate = predicate
-        self.propertiesToUpdate = propertiesToUpdate
+    public init(predicate: Predicate<Entity>? = nil, propertiesToUpdate: [String: Any] = [:]) {
+        state = Locked(State(predicate: predicate, propertiesToUpdate: propertiesToUpdate))
+    }
+}
+
+extension BatchUpdateRequest where Entity == ManagedObject {
+    /// A request updating objects of the entity named `entityName`,
+    /// configured in place, as Core Data's `NSBatchUpdateRequest(entityName:)`:
+    ///
+    /// ```swift
+    /// let request = BatchUpdateRequest(entityName: "Car")
+    /// request.propertiesToUpdate = ["checked": true]
+    /// request.resultType = .updatedObjectIDsResultType
+    /// ```
+    /// <https://developer.apple.com/documentation/coredata/nsbatchupdaterequest/init(entityname:)>
+    public convenience init(entityName: String) {
+        self.init()
+        self.entityName = entityName
     }
 }
 
@@ -68,22 +186,57 @@ public struct BatchUpdateRequest<Entity: ManagedObject>: @unchecked Sendable {
 /// objects and without context notifications (Core Data's
 /// `NSBatchDeleteRequest`). Delete rules apply in the store: `.cascade`
 /// deletes destinations, `.nullify` clears inverses, `.deny` refuses the
-/// whole request.
-public struct BatchDeleteRequest<Entity: ManagedObject>: Sendable {
+/// whole request. A class configured in place, as Core Data's; its
+/// properties are read and written under a lock.
+public final class BatchDeleteRequest<Entity: ManagedObject>: @unchecked Sendable {
+    private struct State {
+        var predicate: Predicate<Entity>?
+        var resultType = BatchResultType.statusOnly
+        var includesSubentities = true
+        var entityName: String?
+    }
+
+    private let state: Locked<State>
+
     /// Which objects to delete; all of the entity when `nil`.
-    public var predicate: Predicate<Entity>?
+    public var predicate: Predicate<Entity>? {
+        get { state.withLock { $0.predicate } }
+        set { state.withLock { $0.predicate = newValue } }
+    }
     /// What the ``BatchResult`` carries besides the count (Core Data's
-    /// `resultType`); ``BatchResultType/count`` by default.
-    public var resultType: BatchResultType = .count
+    /// `resultType`); ``BatchResultType/statusOnly`` by default.
+    public var resultType: BatchResultType {
+        get { state.withLock { $0.resultType } }
+        set { state.withLock { $0.resultType = newValue } }
+    }
     /// Whether objects of the entity's sub-entities are deleted too (the
     /// default, as for the fetch request Core Data's `NSBatchDeleteRequest`
     /// is made with, whose `includesSubentities` is true by default).
-    public var includesSubentities = true
+    public var includesSubentities: Bool {
+        get { state.withLock { $0.includesSubentities } }
+        set { state.withLock { $0.includesSubentities = newValue } }
+    }
+    /// The entity to delete from, by name; `nil` for `Entity`'s own.
+    public var entityName: String? {
+        get { state.withLock { $0.entityName } }
+        set { state.withLock { $0.entityName = newValue } }
+    }
 
     /// A request deleting every object matching `predicate` (every object
     /// of the entity when `nil`).
     public init(predicate: Predicate<Entity>? = nil) {
-        self.predicate = predicate
+        state = Locked(State(predicate: predicate))
+    }
+
+    /// A request deleting the objects `fetchRequest` matches (its entity,
+    /// predicate and `includesSubentities`), as Core Data's
+    /// `NSBatchDeleteRequest(fetchRequest:)`. The fetch request's sort and
+    /// window are not used.
+    /// <https://developer.apple.com/documentation/coredata/nsbatchdeleterequest/init(fetchrequest:)>
+    public convenience init(fetchRequest: FetchRequest<Entity>) {
+        self.init(predicate: fetchRequest.predicate)
+        includesSubentities = fetchRequest.includesSubentities
+        entityName = fetchRequest.entityName
     }
 }
 

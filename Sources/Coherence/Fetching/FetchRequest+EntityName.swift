@@ -32,12 +32,22 @@ extension FetchRequest {
 extension ManagedObjectContext {
     /// The entity `request` fetches: the one it names, or `Result`'s.
     func entity<Result: ManagedObject>(of request: FetchRequest<Result>) throws -> EntityDescription {
-        guard let name = request.entityName else { return entity(for: Result.self) }
+        try entity(named: request.entityName, as: Result.self)
+    }
+
+    /// The entity named `name` (a request's `entityName`), or `type`'s for
+    /// `nil`. An entity whose objects are not `type` objects is a
+    /// programming error and stops the program, naming both, in release
+    /// builds too.
+    /// - Throws: ``FetchError/unknownEntity(name:)`` for a name the model
+    ///   does not have.
+    func entity<T: ManagedObject>(named name: String?, as type: T.Type) throws -> EntityDescription {
+        guard let name else { return entity(for: T.self) }
         guard let entity = coordinator.managedObjectModel.entitiesByName[name] else {
             throw FetchError.unknownEntity(name: name)
         }
-        guard entity.managedObjectClass is Result.Type else {
-            preconditionFailure("Coherence: a FetchRequest<\(Result.self)> cannot fetch \(name): its objects are not \(Result.self) objects")
+        guard entity.managedObjectClass is T.Type else {
+            fatalError("Coherence: a request for \(T.self) objects cannot use the entity \(name): its objects are not \(T.self) objects")
         }
         return entity
     }

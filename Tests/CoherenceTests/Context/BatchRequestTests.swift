@@ -8,7 +8,7 @@ struct BatchRequestTests {
         let context = try TestStack.context(store)
         let log = context.performAndWait { ChangeLog(context) }
         try context.performAndWait { () throws in
-            var request = BatchInsertRequest<FeedItem>(objects: [["title": "one"], ["title": "two", "read": true], [:]])
+            let request = BatchInsertRequest<FeedItem>(objects: [["title": "one"], ["title": "two", "read": true], [:]])
             request.resultType = .objectIDs
             let result = try context.execute(request)
             #expect(result.count == 3)
@@ -52,7 +52,7 @@ struct BatchRequestTests {
             }
             try context.save()
             log.clear()
-            var request = BatchUpdateRequest<FeedItem>(predicate: #Predicate { $0.read == false }, propertiesToUpdate: ["read": true])
+            let request = BatchUpdateRequest<FeedItem>(predicate: #Predicate { $0.read == false }, propertiesToUpdate: ["read": true])
             request.resultType = .objectIDs
             let result = try context.execute(request)
             #expect(result.count == 3)

@@ -42,7 +42,7 @@ struct SubentityRequestTests {
     @Test(arguments: StoreKind.allCases) func batchRequestsOnTheParentIncludeSubentities(store: StoreKind) throws {
         let context = try SubentityStoreTests.seeded(store)
         try context.performAndWait { () throws in
-            var update = BatchUpdateRequest<Car>(predicate: #Predicate { $0.year >= 2020 }, propertiesToUpdate: ["seats": 5])
+            let update = BatchUpdateRequest<Car>(predicate: #Predicate { $0.year >= 2020 }, propertiesToUpdate: ["seats": 5])
             update.resultType = .objectIDs
             let updated = try context.execute(update)
             #expect(updated.count == 2)
@@ -50,7 +50,7 @@ struct SubentityRequestTests {
             context.reset()
             #expect(try context.fetch(FetchRequest<Car>(sortBy: [SortDescriptor(\.name)])).map(\.seats) == [5, 4, 5])
             #expect(try context.fetch(FetchRequest<Truck>()).first?.name == "Actros", "a sibling's rows are untouched")
-            var delete = BatchDeleteRequest<RoadVehicle>(predicate: #Predicate { $0.year < 2021 })
+            let delete = BatchDeleteRequest<RoadVehicle>(predicate: #Predicate { $0.year < 2021 })
             delete.resultType = .objectIDs
             let deleted = try context.execute(delete)
             #expect(Set(deleted.objectIDs?.map(\.entityName) ?? []) == ["Car", "SportCar", "Truck"])

@@ -153,10 +153,10 @@ struct SubentityReviewTests {
             let sport = SportCar(context: context)
             sport.name = "GT"
             try context.save()
-            var update = BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 7])
+            let update = BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 7])
             update.includesSubentities = false
             #expect(try context.execute(update).count == 1)
-            var delete = BatchDeleteRequest<Car>()
+            let delete = BatchDeleteRequest<Car>()
             delete.includesSubentities = false
             #expect(try context.execute(delete).count == 1)
             context.reset()

@@ -179,7 +179,7 @@ struct PersistentHistoryTests {
         let database = try TestDatabase.new(kind)
         let context = Self.context(try Self.coordinator(database), name: "loader", author: "import")
         let result = try context.performAndWait {
-            var request = BatchInsertRequest<HistoryBookmark>(objects: [["remoteID": "a"], ["remoteID": "b"]])
+            let request = BatchInsertRequest<HistoryBookmark>(objects: [["remoteID": "a"], ["remoteID": "b"]])
             request.resultType = .objectIDs
             return try context.execute(request)
         }
