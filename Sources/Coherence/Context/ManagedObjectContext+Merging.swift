@@ -152,7 +152,7 @@ extension ManagedObjectContext {
                     if !asked.contains(id) { (asked, latest) = latestSnapshots(startingWith: id) }
                     // A read error leaves the object as it is.
                     guard let snapshot = latest[id] else { break }
-                    refresh(object, mergeChanges: true, latest: snapshot)
+                    refresh(object, mergeChanges: true, latest: snapshot, keepingTransientValues: true)
                     if tracker.pendingInvalidated.contains(object) {
                         merged.invalidated.insert(id)
                     } else if tracker.pendingRefreshed.contains(object) {

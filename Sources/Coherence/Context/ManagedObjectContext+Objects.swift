@@ -215,6 +215,7 @@ extension ManagedObjectContext {
         if !faultBatches.isEmpty { faultBatches.forget(object) }
         registered[object.objectID] = nil
         if notify { object.willTurnIntoFault() }
+        if let entity = object._entity { object._clearTransientValues(entity: entity) }
         object._contextRef = nil
         object._access.insert(.invalidated)
         object._lifecycle = []

@@ -10,9 +10,12 @@ extension ManagedObjectContext {
     ///   used.
     /// - With `mergeChanges: true` the latest committed values replace the
     ///   properties the object has not changed; its own changes stay. An
-    ///   object without changes turns into a fault. Transient attributes
-    ///   keep their values with `mergeChanges: true` and go back to their
-    ///   initial values with `false`, as Core Data documents.
+    ///   object without changes turns into a fault.
+    /// - An object that turns into a fault loses its transient values (they
+    ///   go back to their initial values), as a Core Data fault's are
+    ///   "already cleared out" by `didTurnIntoFault()`; a changed object
+    ///   refreshed with `mergeChanges: true` keeps them, and so do objects a
+    ///   merge of another context's save refreshes.
     ///
     /// The object is reported under `refreshed` in the next
     /// didChangeObjects notification. An object no longer in the store is
@@ -28,8 +31,10 @@ extension ManagedObjectContext {
     }
 
     /// ``refresh(_:mergeChanges:)`` with the object's latest snapshot already
-    /// read (`nil`: the object is no longer in the store).
-    func refresh(_ object: ManagedObject, mergeChanges: Bool, latest: Snapshot?) {
+    /// read (`nil`: the object is no longer in the store). A merge
+    /// (`keepingTransientValues`) keeps the transient values of an object it
+    /// turns into a fault: Core Data's merge updates objects in place.
+    func refresh(_ object: ManagedObject, mergeChanges: Bool, latest: Snapshot?, keepingTransientValues: Bool = false) {
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
         derivationTouched(object)
         derivationStale(object)
@@ -72,9 +77,13 @@ extension ManagedObjectContext {
             }
             object.willTurnIntoFault()
             object._clearTracking()
-            // The fault keeps the transient values through `mergeChanges: true`
-            // and disposes of them otherwise (Core Data's rule).
-            object._snapshot = mergeChanges && entity.hasTransientAttributes
+            // Turning into a fault clears transient values, as Core Data's
+            // faults do ("transient values declared as entity properties are
+            // typically already cleared out" by didTurnIntoFault()): the
+            // store's snapshot holds their initial values, which firing the
+            // fault loads. Only an object with changes, merged above, and a
+            // merge keep them.
+            object._snapshot = keepingTransientValues && entity.hasTransientAttributes
                 ? latest!.keepingTransientValues(of: object, entity: entity) : latest
             object._access.insert(.fault)
             object.didTurnIntoFault()

@@ -55,3 +55,17 @@ extension Snapshot {
         }
     }
 }
+
+extension ManagedObject {
+    /// Puts every transient attribute back to its initial value: an
+    /// invalidated object's transient values are gone, as a Core Data
+    /// object's are once it is turned into a fault ("transient values
+    /// declared as entity properties are typically already cleared out" by
+    /// `didTurnIntoFault()`).
+    final func _clearTransientValues(entity: EntityDescription) {
+        guard entity.hasTransientAttributes else { return }
+        for attribute in entity.attributes where attribute.isTransient {
+            try? attribute.setStoreValue(attribute.defaultValue ?? .null, of: self)
+        }
+    }
+}
