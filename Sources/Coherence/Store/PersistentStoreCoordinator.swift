@@ -118,8 +118,12 @@ public final class PersistentStoreCoordinator: Sendable {
     /// as Core Data code calls it: `ofType` is ``SQLiteStoreType`` or
     /// ``InMemoryStoreType`` (or a registered type's name), the URL may be
     /// `nil` for an in-memory store.
+    /// - Parameter storeType: ``SQLiteStoreType``, ``InMemoryStoreType`` or
+    ///   a registered type's name.
     /// - Parameter configurationName: `nil` or `"Default"`: a Coherence model
     ///   has one configuration, with every entity.
+    /// - Parameter storeURL: the store's file; `nil` for an in-memory store.
+    /// - Parameter options: as ``addPersistentStore(type:at:options:)`` takes them.
     /// - Throws: ``StoreError/missingStoreURL`` for a file store without a
     ///   URL; ``StoreError/incompatibleModel(reason:)`` for another
     ///   configuration name; otherwise as ``addPersistentStore(type:at:options:)``.
