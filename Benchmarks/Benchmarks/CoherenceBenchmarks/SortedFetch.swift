@@ -30,7 +30,7 @@ func sortedFetchBenchmarks() {
             let context = try! Stack.context(model, .sqlite(url))
             var total = 0
             try! context.performAndWait {
-                var request = FetchRequest<Titled>(sortBy: sortBy)
+                let request = FetchRequest<Titled>(sortBy: sortBy)
                 request.fetchLimit = 20
                 benchmark.startMeasurement()
                 for _ in 0..<fetches {

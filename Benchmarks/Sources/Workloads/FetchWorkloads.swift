@@ -78,11 +78,11 @@ func fetchCoherence(_ description: PersistentStoreDescription, meter: any Meter)
     let context = try Stack.context(Stack.itemModel, description)
     var total: Int64 = 0
     try context.performAndWait {
-        var first = FetchRequest<Item>()
+        let first = FetchRequest<Item>()
         first.fetchLimit = 1
         keep(try context.fetch(first))
         context.reset()
-        var request = FetchRequest<Item>()
+        let request = FetchRequest<Item>()
         request.returnsObjectsAsFaults = false
         meter.start()
         let items = try context.fetch(request)
