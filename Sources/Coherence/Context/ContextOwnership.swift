@@ -81,16 +81,16 @@ final class ContextOwnership: @unchecked Sendable {
     }
 
     /// Called with `condition` locked; returns holding the context, unlocked.
-    /// Main-queue code that has to wait serves the main queue's relayed jobs
-    /// meanwhile (``MainQueueRelay``): the blocks ahead of it may be waiting
-    /// for a main-queue context.
+    /// Main-queue code that has to wait runs meanwhile the reads this
+    /// context's holder asks of a main-queue parent (``MainQueueRelay``):
+    /// the holder may be waiting for them.
     private func hold(_ ticket: UInt64) {
         let servesMainQueue = servedTicket != ticket && MainQueueMarker.isCurrent
         if servesMainQueue { MainQueueRelay.shared.beginWaiting(on: condition) }
         while servedTicket != ticket {
-            if servesMainQueue, MainQueueRelay.shared.hasPendingJobs {
+            if servesMainQueue, MainQueueRelay.shared.hasPendingJobs(for: self) {
                 condition.unlock()
-                MainQueueRelay.shared.serve()
+                MainQueueRelay.shared.serve(for: self)
                 condition.lock()
                 continue
             }

@@ -113,6 +113,9 @@ extension ManagedObjectContext {
     /// (and stops at the budget) to learn that cost.
     private func mergeChunk(budget: Duration?, announcingCostPerObject: Duration? = nil) {
         guard !mergeBacklog.isEmpty else { return } // drained by a merge without a budget
+        // An earlier merge's deletions are processed first, as the next
+        // processPendingChanges would.
+        if !mergedDeletions.isEmpty { finishMergedDeletions() }
         let clock = ContinuousClock()
         let start = clock.now
         var count = 0
@@ -175,8 +178,10 @@ extension ManagedObjectContext {
         }
         registerMergedInsertions(inserted)
         let announcing = clock.now
-        processPendingChanges()
+        // Recorded before they are announced: a save or rollback in an
+        // observer of the announcement already knows them.
         mergedDeletions += gone
+        processPendingChanges(finishingMergedDeletions: false)
         post(name: ManagedObjectContext.didMergeChangesObjectIDsNotification,
              userInfo: DidMergeChangesMessage(context: self, objectIDs: merged).userInfo)
         if !mergeBacklog.isEmpty {
@@ -218,8 +223,12 @@ extension ManagedObjectContext {
     /// (``retainsRegisteredObjects`` off), so an object no code holds is
     /// gone, and a later change to it is not announced. Returns whether it
     /// was let go. Called before the merge takes its own reference.
+    /// Objects of entities with derived attributes, or that feed one, stay:
+    /// the derivations account for them.
     private func forgetIfUnreferenced(_ id: ManagedObjectID) -> Bool {
-        guard let evicted = registered.evictIfUnreferenced(id) else { return false }
+        guard let entity = coordinator.managedObjectModel.entity(for: id.objectClass),
+              entity.derivations.isEmpty, entity.dependentDerivations.isEmpty,
+              let evicted = registered.evictIfUnreferenced(id) else { return false }
         forgetEvicted([evicted])
         return true
     }

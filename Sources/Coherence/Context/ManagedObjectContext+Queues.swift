@@ -88,9 +88,13 @@ extension ManagedObjectContext {
     /// hear of a block's changes earlier than with Core Data, never later.
     @discardableResult
     public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
-        try withExclusiveAccess { () throws(E) -> T in
-            try runAsOutermostBlock(finishingMergedDeletions: false) { Result { () throws(E) -> T in try block() } }.get()
+        let result = withExclusiveAccess {
+            runAsOutermostBlock(finishingMergedDeletions: false) { Result { () throws(E) -> T in try block() } }
         }
+        // A merge's deletions in a main-queue context are processed at the
+        // end of the main-queue turn, as Core Data's run loop does.
+        if concurrencyType == .mainQueue, isOnQueue, !mergedDeletions.isEmpty { scheduleEndOfTurnProcessing() }
+        return try result.get()
     }
 
     /// Runs a `perform` or `performAndWait` block, holding the context, and
@@ -108,17 +112,19 @@ extension ManagedObjectContext {
 
     /// Runs `body` with exclusive use of the context, on the calling thread
     /// where Core Data would (see ``performAndWait(_:)``), without processing
-    /// pending changes: for reads a child makes through its parent.
-    func withExclusiveAccess<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+    /// pending changes: for reads a child makes through its parent. A
+    /// main-queue context's read for a `child` may be run by main-queue code
+    /// that is waiting for that child (see ``MainQueueRelay``).
+    func withExclusiveAccess<T, E: Error>(readingFor child: ContextOwnership? = nil, _ body: () throws(E) -> T) throws(E) -> T {
         switch concurrencyType {
         case .privateQueue:
             return try ownership.withOwnership(body)
         case .mainQueue:
             if isOnQueue { return try body() }
             // Relayed rather than `queue.sync`: main-queue code waiting for
-            // a private-queue context serves it too (see MainQueueRelay).
+            // the child that reads serves it too (see MainQueueRelay).
             var result: Result<T, E>?
-            MainQueueRelay.shared.run {
+            MainQueueRelay.shared.run(for: child) {
                 result = Result { () throws(E) -> T in try body() }
             }
             return try result!.get()

@@ -34,6 +34,9 @@ extension ManagedObjectContext {
     @discardableResult
     func saveChanges() throws -> DidSaveMessage {
         _assertOnQueue()
+        // A merge's deletions are done, not to be written again (even when
+        // this save runs inside the merge's own didChangeObjects).
+        if !mergedDeletions.isEmpty { finishMergedDeletions() }
         processPendingChanges()
         if isScratch { applyDeleteRules() }
         post(name: ManagedObjectContext.willSaveObjectsNotification, userInfo: nil)

@@ -230,7 +230,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Where committed objects come from: the parent, or the coordinator.
     var source: any ObjectSource {
-        if let parent { return ParentSource(parent: parent) }
+        if let parent { return ParentSource(parent: parent, child: ownership) }
         return coordinator
     }
 

@@ -38,11 +38,15 @@ extension ObjectSource {
 
 /// A nested context's view of its parent: every read hops onto the parent's
 /// queue and answers from the parent's objects, unsaved changes included.
+/// A read of a main-queue parent may be answered by main-queue code that is
+/// waiting for the child itself (see ``MainQueueRelay``).
 struct ParentSource: ObjectSource {
     let parent: ManagedObjectContext
+    /// The ownership of the child that reads.
+    let child: ContextOwnership
 
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? {
-        try parent.withExclusiveAccess { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
+        try parent.withExclusiveAccess(readingFor: child) { () throws -> Snapshot? in try parent.childSnapshot(for: objectID) }
     }
 
     func latestSnapshots(for objectIDs: [ManagedObjectID]) -> [ManagedObjectID: Snapshot?] {
@@ -60,15 +64,15 @@ struct ParentSource: ObjectSource {
     }
 
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] {
-        try parent.withExclusiveAccess { () throws -> [Snapshot] in try parent.childSnapshots(of: entity) }
+        try parent.withExclusiveAccess(readingFor: child) { () throws -> [Snapshot] in try parent.childSnapshots(of: entity) }
     }
 
     func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot] {
-        try parent.withExclusiveAccess { () throws -> [Snapshot] in try objectIDs.compactMap { try parent.childSnapshot(for: $0) } }
+        try parent.withExclusiveAccess(readingFor: child) { () throws -> [Snapshot] in try objectIDs.compactMap { try parent.childSnapshot(for: $0) } }
     }
 
     func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
-        try parent.withExclusiveAccess { () throws -> Set<ManagedObjectID> in
+        try parent.withExclusiveAccess(readingFor: child) { () throws -> Set<ManagedObjectID> in
             let objectID = parent.tracker.translated(objectID)
             guard let object = parent.registeredObject(for: objectID), !object.isFault else {
                 return try parent.source.relatedObjectIDs(of: objectID, relationship: relationship)

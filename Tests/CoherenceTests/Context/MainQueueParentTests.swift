@@ -13,7 +13,7 @@ import Testing
 /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/automaticallymergeschangesfromparent>).
 /// Core Data does not hang when the main queue waits for such a child whose
 /// queue is merging the parent's save.
-@Suite("Main-queue parent, private child")
+@Suite("Main-queue parent, private child", .timeLimit(.minutes(2)))
 struct MainQueueParentTests {
     @MainActor @Test func mainActorWaitingForAChildThatMergesTheParentsSaveDoesNotHang() throws {
         let coordinator = try TestStack.coordinator(.sqlite)
@@ -46,29 +46,5 @@ struct MainQueueParentTests {
         // the main actor waits here for the child.
         let name = child.performAndWait { (child.object(with: id) as! Server).name }
         #expect(name == "after")
-    }
-
-    @MainActor @Test func aBackgroundPerformAndWaitOnTheViewContextIsServedWhileTheMainActorWaits() throws {
-        let coordinator = try TestStack.coordinator(.sqlite)
-        let viewContext = ManagedObjectContext(concurrencyType: .mainQueueConcurrencyType, persistentStoreCoordinator: coordinator)
-        let background = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType, persistentStoreCoordinator: coordinator)
-        let server = Server(context: viewContext)
-        server.name = "in the view context"
-        try viewContext.save()
-        let id = server.objectID
-
-        // A block on the background queue that reads through the view
-        // context, as a didSave observer merging into it does.
-        let release = DispatchSemaphore(value: 0)
-        let seen = Locked<String?>(nil)
-        background.perform {
-            release.wait()
-            let name = viewContext.performAndWait { (viewContext.object(with: id) as! Server).name }
-            seen.withLock { $0 = name }
-        }
-        release.signal()
-        // Waits for the block above, which waits for the main queue.
-        background.performAndWait {}
-        #expect(seen.withLock { $0 } == "in the view context")
     }
 }

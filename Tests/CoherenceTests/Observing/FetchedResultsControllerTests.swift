@@ -271,7 +271,7 @@ struct FetchedResultsControllerTests {
     /// controller's one-pass path for large changes.
     @Test func largeChangesReproduceTheNewResults() async {
         let largest = Locked(0)
-        await propertyCheck(count: 60, input: Gen.int(in: 0...10_000).array(of: 20...60)) { steps in
+        await propertyCheck(count: 150, input: Gen.int(in: 0...10_000).array(of: 20...60)) { steps in
             do {
                 let reported = try checkChanges(steps, fanOut: 12, processEvery: 6)
                 largest.withLock { $0 = max($0, reported) }
