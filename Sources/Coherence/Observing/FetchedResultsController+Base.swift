@@ -44,12 +44,13 @@ public class AnyFetchedResultsController {
     let entity: EntityDescription
     /// How each object's section is found.
     let sectionKey: SectionKey
-    /// The sort descriptors' rules, in order.
-    let sortRules: [SortRule]
+    /// The sort descriptors' rules, in order (of the request as the last
+    /// `performFetch()` read it).
+    private(set) var sortRules: [SortRule]
     /// Whether sections are in descending order (the first sort descriptor is).
-    let sectionsDescending: Bool
+    private(set) var sectionsDescending: Bool
     /// The to-one relationships whose destinations' changes update objects.
-    let refreshing: [RelationshipDescription]
+    private(set) var refreshing: [RelationshipDescription]
 
     /// The objects in order, with their keys; `nil` before `performFetch()`.
     var entries: [(object: ManagedObject, key: SortKey)]?
@@ -80,6 +81,18 @@ public class AnyFetchedResultsController {
         sectionsDescending = sortRules.first?.reverse ?? false
         self.refreshing = refreshing.compactMap { entity.relationship(named: $0) }.filter { !$0.isToMany }
     }
+
+    /// Takes the request's sort and refreshing key paths anew (Core Data's
+    /// "Modifying the fetch request": change it, then `performFetch()`).
+    func reconfigure(sortRules: [SortRule], refreshing: [String]) {
+        self.sortRules = sortRules
+        sectionsDescending = sortRules.first?.reverse ?? false
+        self.refreshing = refreshing.compactMap { entity.relationship(named: $0) }.filter { !$0.isToMany }
+    }
+
+    /// Reads the fetch request as it is now, before a fetch (overridden by
+    /// FetchedResultsController).
+    func readFetchRequest() {}
 
     /// Does nothing: Core Data deletes the section cache files written under
     /// `name` (all of them for `nil`), and Coherence writes none. Kept so
@@ -114,6 +127,7 @@ public class AnyFetchedResultsController {
     /// Fetches the results and starts following the context's changes.
     /// - Throws: the fetch's errors (``FetchError``, ``StoreError``).
     public func performFetch() throws {
+        readFetchRequest()
         let objects = try fetchResults()
         var fetched = objects.map { ($0, key(for: $0)) }
         fetched.sort { less($0.1, $1.1) }

@@ -31,6 +31,10 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     /// The request whose results the controller keeps: its predicate, sort
     /// descriptors and ``FetchRequest/relationshipKeyPathsForRefreshing``.
     public let fetchRequest: FetchRequest<Result>
+    /// ``fetchRequest`` as the last `performFetch()` read it.
+    private var active: FetchRequest<Result>
+    /// How each sort descriptor of `active` reads an object.
+    private var sortReaders: [(Result) -> SortValue] = []
 
     /// A controller over `fetchRequest`'s results in `managedObjectContext`,
     /// grouped into sections by the string `sectionNameKeyPath` if given, as
@@ -57,6 +61,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     public init(fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
                 sectionNameKeyPath: String?, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
+        active = fetchRequest.copy()
         let entity = managedObjectContext.entity(forController: fetchRequest)
         let sectionKey = sectionNameKeyPath.map { SectionKey.resolve($0, entity: entity, in: managedObjectContext) } ?? .none
         super.init(managedObjectContext: managedObjectContext, entity: entity, sectionKey: sectionKey,
@@ -78,6 +83,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     public init(fetchRequest: FetchRequest<Result>, managedObjectContext: ManagedObjectContext,
                 sectionNameKeyPath: KeyPath<Result, String>? = nil, cacheName: String? = nil) {
         self.fetchRequest = fetchRequest
+        active = fetchRequest.copy()
         let entity = managedObjectContext.entity(forController: fetchRequest)
         var sectionKey = SectionKey.none
         var name: String?
@@ -116,17 +122,26 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
 
     // MARK: The request's typed parts
 
+    /// The request as the last `performFetch()` read it: a copy, so that
+    /// changes to ``fetchRequest`` take effect at the next `performFetch()`,
+    /// as Core Data's "Modifying the fetch request" describes.
+    override func readFetchRequest() {
+        active = fetchRequest.copy()
+        reconfigure(sortRules: active.sortDescriptors.map(SortRule.init), refreshing: active.relationshipKeyPathsForRefreshing)
+        sortReaders = Self.sortReaders(for: active.sortDescriptors, entity: entity)
+    }
+
     override func fetchResults() throws -> [ManagedObject] {
-        let request = fetchRequest.copy()
+        let request = active.copy()
         request.fetchLimit = 0
         request.fetchOffset = 0
         return try managedObjectContext.fetch(request)
     }
 
-    override var includesSubentities: Bool { fetchRequest.includesSubentities }
+    override var includesSubentities: Bool { active.includesSubentities }
 
     override func matchesPredicate(_ object: ManagedObject) -> Bool {
-        (try? fetchRequest.predicate?.evaluate(unsafeDowncast(object, to: Result.self))) ?? true
+        (try? active.predicate?.evaluate(unsafeDowncast(object, to: Result.self))) ?? true
     }
 
     override func sortValues(of object: ManagedObject) -> [SortValue] {
@@ -134,24 +149,25 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         return sortReaders.map { $0(result) }
     }
 
-    /// One reader per sort descriptor, made on first use: a key path to a
-    /// stored attribute is read straight from the object's storage in store
-    /// form (no key-path projection, no dynamic casts of `Any`), any other
-    /// through the key path.
-    private lazy var sortReaders: [(Result) -> SortValue] = fetchRequest.sortDescriptors.map { descriptor in
-        guard let keyPath = descriptor.keyPath else { return { _ in .none } }
-        let viaKeyPath: (Result) -> SortValue = { SortValue($0[keyPath: keyPath] as Any) }
-        guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
-              SortValue.sortsByStoreValue(entity.attributes[index].attributeType) else {
-            return viaKeyPath
-        }
-        let attribute = entity.attributes[index]
-        return { object in
-            if object._needsAccessCheck { object._prepareForRead { attribute.storageOffset } }
-            guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value) else {
-                return viaKeyPath(object)
+    /// One reader per sort descriptor: a key path to a stored attribute is
+    /// read straight from the object's storage in store form (no key-path
+    /// projection, no dynamic casts of `Any`), any other through the key path.
+    private static func sortReaders(for descriptors: [SortDescriptor<Result>], entity: EntityDescription) -> [(Result) -> SortValue] {
+        descriptors.map { descriptor in
+            guard let keyPath = descriptor.keyPath else { return { _ in .none } }
+            let viaKeyPath: (Result) -> SortValue = { SortValue($0[keyPath: keyPath] as Any) }
+            guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
+                  SortValue.sortsByStoreValue(entity.attributes[index].attributeType) else {
+                return viaKeyPath
             }
-            return sortValue
+            let attribute = entity.attributes[index]
+            return { object in
+                if object._needsAccessCheck { object._prepareForRead { attribute.storageOffset } }
+                guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value) else {
+                    return viaKeyPath(object)
+                }
+                return sortValue
+            }
         }
     }
 }

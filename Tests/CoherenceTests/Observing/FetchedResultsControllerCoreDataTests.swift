@@ -208,6 +208,36 @@ struct FetchedResultsControllerCoreDataTests {
         }
     }
 
+    /// Apple, "Modifying the fetch request": change the controller's fetch
+    /// request, then call `performFetch()`; the new predicate and sort then
+    /// apply to the results and to every later change.
+    /// https://developer.apple.com/documentation/coredata/nsfetchedresultscontroller
+    @Test func modifyingTheFetchRequestTakesEffectAtTheNextFetch() throws {
+        let (context, _, items) = try seeded()
+        try context.performAndWait {
+            let request = FeedItem.fetchRequest()
+            request.sortDescriptors = [SortDescriptor(\.title)]
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context,
+                                                      sectionNameKeyPath: nil, cacheName: nil)
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.map(\.title) == ["t1", "t2", "t3", "t4", "t5"])
+
+            controller.fetchRequest.sortDescriptors = [SortDescriptor(\.title, order: .reverse)]
+            controller.fetchRequest.predicate = #Predicate { $0.title != "t3" }
+            #expect(controller.fetchedObjects?.map(\.title) == ["t1", "t2", "t3", "t4", "t5"], "until the next performFetch")
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.map(\.title) == ["t5", "t4", "t2", "t1"])
+
+            let item = FeedItem(context: context)
+            item.title = "t6"
+            context.processPendingChanges()
+            #expect(controller.fetchedObjects?.map(\.title) == ["t6", "t5", "t4", "t2", "t1"])
+            items["t4"]!.title = "t3"
+            context.processPendingChanges()
+            #expect(controller.fetchedObjects?.map(\.title) == ["t6", "t5", "t2", "t1"])
+        }
+    }
+
     /// `cacheName` is accepted and kept; nothing is cached: two controllers
     /// with one cache name keep their own results, and deleting the cache
     /// changes nothing.
