@@ -10,7 +10,7 @@ import Foundation
 /// - Unset (or any other value), it is on in debug builds and off in release
 ///   builds.
 ///
-/// Read once, when the first context registers an object. A use off the
+/// Read once, when the first context is created. A use off the
 /// queue then stops the program with a message naming the entity, the
 /// object and the context, release builds included.
 enum ConcurrencyDebug {

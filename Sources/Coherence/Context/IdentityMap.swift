@@ -11,7 +11,10 @@
 /// (refresh, merge) once its didChangeObjects is posted; any other fault when
 /// the map has doubled since the last eviction, and before
 /// ``ManagedObjectContext/registeredObjects``, `refreshAllObjects()` and
-/// `reset()` look at the objects.
+/// `reset()` look at the objects. A merge lets go of any object (loaded or
+/// not, of an entity without derived attributes) that nothing outside the
+/// map holds instead of announcing a change to it, as Core Data's weakly held
+/// object would be gone. ``retainsObjects`` turns every eviction off.
 ///
 /// **Complexity:** lookups and insertions are O(1) amortized; an eviction is
 /// O(registered objects), and runs only after the map doubled (or when asked).
