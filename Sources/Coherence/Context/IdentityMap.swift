@@ -66,8 +66,10 @@ struct IdentityMap {
     /// Removes and returns the object registered under `id` if only this
     /// map holds it, fault or loaded: for merged changes to objects no code
     /// holds, which Core Data would not announce.
-    mutating func evictIfUnreferenced(_ id: ManagedObjectID) -> ManagedObject? {
-        guard !retainsObjects, !isPinned(id) else { return nil }
+    /// `evenIfRetained`: also with ``retainsObjects`` (for objects a fetch
+    /// registered only to match them, which Core Data never registers).
+    mutating func evictIfUnreferenced(_ id: ManagedObjectID, evenIfRetained: Bool = false) -> ManagedObject? {
+        guard evenIfRetained || !retainsObjects, !isPinned(id) else { return nil }
         return entries.removeValue(forKey: id) { object in isKnownUniquelyReferenced(&object) }
     }
 

@@ -306,57 +306,57 @@ extension ManagedObjectContext {
     }
 
     /// The objects among `snapshots` (and this context's insertions and
-    /// changes) that `request` matches, on their current values, sorted and
-    /// windowed. Objects the context does not hold yet are matched on
-    /// scratch objects (their committed values are their current ones), so
-    /// only the objects the fetch returns are registered, as with Core Data:
-    /// a fetch of 2 cars out of 10 registers 2.
+    /// changes) that `request` matches, on their current values (a
+    /// predicate or sort that follows a relationship reads this context's
+    /// objects, unsaved changes included), sorted and windowed. Objects this
+    /// fetch registered only to match them, and that nothing else holds, are
+    /// let go again, so only the objects the fetch returns stay registered,
+    /// as with Core Data: a fetch of 2 cars out of 10 registers 2.
     private func matchingWithPendingChanges<Result: ManagedObject>(
         _ request: FetchRequest<Result>, snapshots: [Snapshot], entity: EntityDescription,
         predicateInStore: Bool, fulfilling: Bool
     ) throws -> [Result] {
+        let (windowed, registeredHere) = try matchAndWindow(request, snapshots: snapshots, entity: entity,
+                                                             predicateInStore: predicateInStore)
+        // The matching's own references are gone: what only the identity map
+        // holds now was registered for nothing.
+        if registeredHere.count > windowed.count {
+            let kept = Set(windowed.map(\.objectID))
+            forgetEvicted(registeredHere.filter { !kept.contains($0) }.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
+        }
+        if fulfilling {
+            for object in windowed where object.isFault { _fulfillFault(object) }
+        }
+        return windowed
+    }
+
+    /// The matching of ``matchingWithPendingChanges(_:snapshots:entity:predicateInStore:fulfilling:)``,
+    /// with the IDs of the objects it registered.
+    private func matchAndWindow<Result: ManagedObject>(
+        _ request: FetchRequest<Result>, snapshots: [Snapshot], entity: EntityDescription, predicateInStore: Bool
+    ) throws -> (windowed: [Result], registeredHere: [ManagedObjectID]) {
         let subentities = request.includesSubentities
         // Objects the store matched stand unless they changed; everything
         // else is evaluated on its current values.
         let changed = Set(tracker.changedObjects.filter { entity.matches($0._entity, subentities: subentities) && !$0.isDeleted && !$0.isInserted })
-        let scratch = ManagedObjectContext(scratchFor: self)
-        return try withExtendedLifetime(scratch) {
-            // 1. Candidates: this context's objects where it holds them,
-            // scratch objects for the rest.
-            var evaluate: [Result] = []
-            var matches: [Result] = []
-            var seen = Set<ManagedObject>()
-            for snapshot in snapshots {
-                let object: ManagedObject
-                if let held = registered[snapshot.objectID] {
-                    if held.isFault, held._snapshot == nil { held._snapshot = snapshot }
-                    seen.insert(held)
-                    object = held
-                } else {
-                    object = scratch.registerFault(snapshot.objectID, snapshot: snapshot, entity: entity)
-                }
-                guard !object.isDeleted, let typed = object as? Result else { continue }
-                if predicateInStore, !changed.contains(object) { matches.append(typed) } else { evaluate.append(typed) }
-            }
-            if predicateInStore {
-                evaluate += changed.filter { !seen.contains($0) }.compactMap { $0 as? Result }
-            }
-            evaluate += tracker.inserted.filter { entity.matches($0._entity, subentities: subentities) }.compactMap { $0 as? Result }
-
-            // 2. Match, sort and window.
-            matches += try filter(evaluate, with: request, entity: entity)
-            if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
-            let windowed = window(matches, request)
-
-            // 3. Register what the fetch returns.
-            return windowed.map { candidate in
-                guard candidate._contextRef === scratch else { return candidate }
-                let id = candidate.objectID
-                let object = registered[id] ?? registerFault(id, snapshot: candidate._snapshot, entity: entity)
-                if fulfilling, object.isFault { _fulfillFault(object) }
-                return object as! Result
-            }
+        var evaluate: [Result] = []
+        var matches: [Result] = []
+        var seen = Set<ManagedObject>()
+        var registeredHere: [ManagedObjectID] = []
+        for snapshot in snapshots {
+            if registered[snapshot.objectID] == nil { registeredHere.append(snapshot.objectID) }
+            let object = self.object(for: snapshot)
+            guard !object.isDeleted, let typed = object as? Result else { continue }
+            seen.insert(object)
+            if predicateInStore, !changed.contains(object) { matches.append(typed) } else { evaluate.append(typed) }
         }
+        if predicateInStore {
+            evaluate += changed.filter { !seen.contains($0) }.compactMap { $0 as? Result }
+        }
+        evaluate += tracker.inserted.filter { entity.matches($0._entity, subentities: subentities) }.compactMap { $0 as? Result }
+        matches += try filter(evaluate, with: request, entity: entity)
+        if !request.sortDescriptors.isEmpty { matches.sort(using: request.sortDescriptors) }
+        return (window(matches, request), registeredHere)
     }
 
     private func filter<Result: ManagedObject>(

@@ -145,6 +145,30 @@ struct MergedDeletionTests {
         #expect(view.registeredObjects.count == 2)
         withExtendedLifetime((two, three, first)) {}
     }
+
+    /// A fetch matches on this context's current values, following
+    /// relationships to objects with unsaved changes, and still registers
+    /// only what it returns.
+    @Test(arguments: StoreKind.allCases) func aFetchFollowsUnsavedChangesOfRelatedObjects(store: StoreKind) throws {
+        let (view, _) = try stack(store)
+        let server = Server(context: view)
+        server.name = "before"
+        for title in ["a", "b"] {
+            let item = FeedItem(context: view)
+            item.title = title
+            item.server = server
+        }
+        Server(context: view).name = "other"
+        try view.save()
+        view.reset()
+        let renamed = try view.fetch(FetchRequest<Server>(predicate: #Predicate { $0.name == "before" })).first!
+        renamed.name = "after"
+        let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.server?.name == "after" }, sortBy: [SortDescriptor(\.title)])
+        request.evaluatesPredicateInMemory = true
+        let items = try view.fetch(request)
+        #expect(items.map(\.title) == ["a", "b"], "the unsaved name of the related server counts")
+        #expect(view.registeredObjects.count == 3, "the two items and the renamed server")
+    }
 }
 
 /// Merge policies as Core Data code passes them around.
