@@ -184,10 +184,11 @@ public final class PersistentStoreCoordinator: Sendable {
 
     /// Deletes the store of `type` at `url`, as Core Data's
     /// `destroyPersistentStore(at:type:options:)`, which "deletes (or
-    /// truncates)" it: for SQLite, the file and its `-wal` and `-shm`
-    /// companions are truncated to zero bytes and left in place, as Core
-    /// Data leaves them (code that removes them afterwards still works; a
-    /// store added there again starts empty). A store of this coordinator at
+    /// truncates)" it: for SQLite, the file and its `-wal` companion are
+    /// truncated to zero bytes and left in place, as Core Data leaves them
+    /// (code that removes them afterwards still works; a store added there
+    /// again starts empty); the `-shm` file, which open connections map into
+    /// memory, is removed. A store of this coordinator at
     /// that URL is removed and closed first; other coordinators must not have
     /// it open. Nothing happens for a missing file or an in-memory store.
     /// - Parameter url: the store's file.
