@@ -74,13 +74,12 @@ extension ManagedObjectContext {
     ///   queue (or main actor); from another thread it waits for the main
     ///   queue to run it.
     ///
-    /// Main-queue code that waits here for a private-queue context serves
-    /// the main queue meanwhile: a block already on the child's queue that
-    /// reads through its main-queue parent (an automatic merge, a fault) is
-    /// answered by the waiting main queue, so the main actor waiting in a
-    /// child's `performAndWait` does not deadlock, as it does not with Core
-    /// Data. Two private-queue contexts whose holders each wait for the
-    /// other still deadlock, as in Core Data.
+    /// Main-queue code that waits here for a child answers meanwhile the
+    /// reads that child's queue makes through its main-queue parent (an
+    /// automatic merge, a fault), and nothing else, so the main actor
+    /// waiting in a child's `performAndWait` does not deadlock, as it does
+    /// not with Core Data. Threads that each hold a context and wait for the
+    /// other's still deadlock, as in Core Data.
     ///
     /// Pending changes are processed (and announced) when the outermost
     /// block on the context ends. Apple documents that call for `perform`

@@ -378,11 +378,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Whether the context keeps every object it registered until the
     /// object leaves it, as Core Data's `retainsRegisteredObjects`. Off by
-    /// default, as in Core Data, whose context holds its objects weakly: a
-    /// fault that no code holds is let go, and a merged change to it is not
-    /// announced. (Coherence keeps loaded objects while they are registered,
-    /// and lets go of faults nothing else holds.) On, nothing is let go and
-    /// every merged change to a registered object is announced.
+    /// default, as in Core Data, whose context holds its objects weakly: an
+    /// object that no code holds is let go by a merge instead of announced,
+    /// and faults nothing holds are swept. (Loaded objects otherwise stay
+    /// until refreshed: Core Data frees them at the end of the autorelease
+    /// pool's turn, which Swift has no equivalent of.) On, nothing is let go
+    /// and every merged change to a registered object is announced.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/retainsregisteredobjects>
     public var retainsRegisteredObjects: Bool {
         get {

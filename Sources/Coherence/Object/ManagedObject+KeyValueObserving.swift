@@ -27,11 +27,13 @@ extension ManagedObject {
     /// (the object becomes updated, didChangeObjects announces it, the save
     /// writes it). For a relationship it only fires the fault; set
     /// relationships through their properties.
-    /// - Precondition: `key` names a modeled property of the object's entity.
+    /// - Precondition: `key` names a modeled property of the object's entity;
+    ///   another key stops the program, naming the entity and the key, in
+    ///   release builds too (Core Data raises for it).
     public final func willChangeValue(forKey key: String) {
         guard let entity = _entity, _contextRef != nil else { return }
         guard let index = entity.indexByName[key] else {
-            preconditionFailure("Coherence: \(entity.name) has no modeled property named \(key)")
+            fatalError("Coherence: \(entity.name) has no modeled property named \(key)")
         }
         guard entity.relationship(at: index) == nil else {
             willAccessValue(forKey: key)

@@ -22,16 +22,20 @@ extension AnyFetchedResultsController {
     /// Apple's `reset()` asks the app to discard what it fetched). The
     /// controller fetches again, silently, so that its results hold the
     /// context's new objects rather than invalidated ones; a failed fetch
-    /// leaves it empty.
+    /// leaves it as before its first `performFetch()` (no results, no
+    /// sections), to be fetched again.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/reset()>
     private func refetchAfterReset() {
         do {
             try performFetch()
         } catch {
-            entries = []
+            entries = nil
             keys = [:]
             tracked = [:]
-            rebuildSections()
+            dependents = [:]
+            dependentTargets = [:]
+            destinations = [:]
+            sectionRanges = []
         }
     }
 

@@ -33,6 +33,10 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     public let fetchRequest: FetchRequest<Result>
     /// ``fetchRequest`` as the last `performFetch()` read it.
     private var active: FetchRequest<Result>
+    /// `active`'s predicate and `includesSubentities`, read once per fetch
+    /// rather than under the request's lock for every changed object.
+    private var activePredicate: Predicate<Result>?
+    private var activeIncludesSubentities = true
     /// How each sort descriptor of `active` reads an object.
     private var sortReaders: [(Result) -> SortValue] = []
 
@@ -127,6 +131,8 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     /// as Core Data's "Modifying the fetch request" describes.
     override func readFetchRequest() {
         active = fetchRequest.copy()
+        activePredicate = active.predicate
+        activeIncludesSubentities = active.includesSubentities
         reconfigure(sortRules: active.sortDescriptors.map(SortRule.init), refreshing: active.relationshipKeyPathsForRefreshing)
         sortReaders = Self.sortReaders(for: active.sortDescriptors, entity: entity)
     }
@@ -138,10 +144,10 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         return try managedObjectContext.fetch(request)
     }
 
-    override var includesSubentities: Bool { active.includesSubentities }
+    override var includesSubentities: Bool { activeIncludesSubentities }
 
     override func matchesPredicate(_ object: ManagedObject) -> Bool {
-        (try? active.predicate?.evaluate(unsafeDowncast(object, to: Result.self))) ?? true
+        (try? activePredicate?.evaluate(unsafeDowncast(object, to: Result.self))) ?? true
     }
 
     override func sortValues(of object: ManagedObject) -> [SortValue] {
