@@ -127,23 +127,23 @@ struct CoreDataCallShapeTests {
             let insert = BatchInsertRequest(entityName: "Server", objects: [["name": "a"], ["name": "b"], ["name": "c"]])
             #expect(insert.resultType == .statusOnly)
             insert.resultType = .objectIDs
-            let inserted = try context.execute(insert).result as! [ManagedObjectID]
+            let inserted = (try context.execute(insert) as! BatchInsertResult).result as! [ManagedObjectID]
             #expect(inserted.count == 3)
             #expect(inserted.allSatisfy { $0.entity.name == "Server" })
 
             let update = BatchUpdateRequest(entityName: "Server")
             update.propertiesToUpdate = ["unreadCount": 5]
             update.resultType = .updatedObjectsCountResultType
-            #expect(try context.execute(update).result as! Int == 3)
+            #expect((try context.execute(update) as! BatchUpdateResult).result as! Int == 3)
 
             let fetch = Server.fetchRequest()
             fetch.predicate = Predicate(format: "name == %@", "a")
             let delete = BatchDeleteRequest(fetchRequest: fetch)
-            #expect(try context.execute(delete).result as! Bool == true)
+            #expect((try context.execute(delete) as! BatchDeleteResult).result as! Bool == true)
 
             let byName = BatchDeleteRequest(fetchRequest: FetchRequest<ManagedObject>(entityName: "Server"))
             byName.resultType = .resultTypeObjectIDs
-            let deleted = try context.execute(byName).result as! [ManagedObjectID]
+            let deleted = (try context.execute(byName) as! BatchDeleteResult).result as! [ManagedObjectID]
             #expect(Set(deleted) == Set(inserted.dropFirst()))
             #expect(try context.count(for: Server.fetchRequest()) == 0)
         }

@@ -12,7 +12,7 @@ extension ManagedObjectContext {
     ///   objects that break a uniqueness constraint under the `.error` merge
     ///   policy (other policies upsert, as a save does); nothing is inserted.
     @discardableResult
-    public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> BatchResult {
+    public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> PersistentStoreResult {
         _assertOnQueue()
         let entity = try entity(named: request.entityName, as: Entity.self)
         if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert objects of one of its sub-entities") }
@@ -20,7 +20,7 @@ extension ManagedObjectContext {
         // Uniqueness constraints are resolved by a save (with this context's
         // merge policy), as for objects inserted one by one.
         if entity.constraintIndexes.isEmpty, let result = try coordinator.execute(.insert(entity: entity, rows: rows), author: transactionAuthor, contextName: name) {
-            return BatchResult(result, type: request.resultType)
+            return BatchInsertResult(resultType: request.resultType, affected: result.affected, changes: result.changes)
         }
         let scratch = ManagedObjectContext(scratchFor: self)
         scratch.mergePolicy = mergePolicy
@@ -43,7 +43,7 @@ extension ManagedObjectContext {
             let affected = entity.constraintIndexes.isEmpty ? objects.map(\.objectID)
                 : (saved.objectIDs.inserted.union(saved.objectIDs.updated)).filter { id in
                     self.coordinator.managedObjectModel.entity(for: id.objectClass)?.rootEntity === entity.rootEntity }.sorted { $0.key < $1.key }
-            return BatchResult(affected: affected, saved: saved, type: request.resultType)
+            return BatchInsertResult(resultType: request.resultType, affected: affected, changes: saved.objectIDs)
         }
     }
 
@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     /// - Throws: as ``execute(_:)-(BatchInsertRequest<Entity>)``, and
     ///   ``FetchError/unsupportedPredicate(entity:construct:)``.
     @discardableResult
-    public func execute<Entity: ManagedObject>(_ request: BatchUpdateRequest<Entity>) throws -> BatchResult {
+    public func execute<Entity: ManagedObject>(_ request: BatchUpdateRequest<Entity>) throws -> PersistentStoreResult {
         _assertOnQueue()
         let entity = try entity(named: request.entityName, as: Entity.self)
         var values: [Int: StoreValue] = [:]
@@ -71,15 +71,16 @@ extension ManagedObjectContext {
                                                           variable: request.predicate?.variable.key, values: values,
                                                           includesSubentities: request.includesSubentities),
                                                  author: transactionAuthor, contextName: name) {
-            return BatchResult(result, type: request.resultType)
+            return BatchUpdateResult(resultType: request.resultType, affected: result.affected, changes: result.changes)
         }
-        return try runInScratchContext(matching: request.predicate, entityName: request.entityName, includesSubentities: request.includesSubentities,
-                                       resultType: request.resultType) { object, _ in
+        let result = try runInScratchContext(matching: request.predicate, entityName: request.entityName,
+                                             includesSubentities: request.includesSubentities) { object, _ in
             for (index, value) in values {
                 object._prepareForWriteAt(index: index)
                 try entity.attributes[index].setStoreValue(value, of: object)
             }
         }
+        return BatchUpdateResult(resultType: request.resultType, affected: result.affected, changes: result.changes)
     }
 
     /// Deletes every matching object in one store transaction, applying
@@ -89,27 +90,28 @@ extension ManagedObjectContext {
     ///   `.deny` rule forbids it (nothing is deleted),
     ///   ``FetchError/unsupportedPredicate(entity:construct:)``, ``StoreError``.
     @discardableResult
-    public func execute<Entity: ManagedObject>(_ request: BatchDeleteRequest<Entity>) throws -> BatchResult {
+    public func execute<Entity: ManagedObject>(_ request: BatchDeleteRequest<Entity>) throws -> PersistentStoreResult {
         _assertOnQueue()
         let entity = try entity(named: request.entityName, as: Entity.self)
         if let result = try coordinator.execute(.delete(entity: entity, predicate: request.predicate?.expression,
                                                           variable: request.predicate?.variable.key,
                                                           includesSubentities: request.includesSubentities),
                                                  author: transactionAuthor, contextName: name) {
-            return BatchResult(result, type: request.resultType)
+            return BatchDeleteResult(resultType: request.resultType, affected: result.affected, changes: result.changes)
         }
-        return try runInScratchContext(matching: request.predicate, entityName: request.entityName, includesSubentities: request.includesSubentities,
-                                       resultType: request.resultType) { object, scratch in
+        let result = try runInScratchContext(matching: request.predicate, entityName: request.entityName,
+                                             includesSubentities: request.includesSubentities) { object, scratch in
             scratch.delete(object)
         }
+        return BatchDeleteResult(resultType: request.resultType, affected: result.affected, changes: result.changes)
     }
 
     /// A batch request for stores without native ones: the matching objects
     /// are changed in a scratch context (which posts nothing) and saved.
     private func runInScratchContext<Entity: ManagedObject>(
-        matching predicate: Predicate<Entity>?, entityName: String?, includesSubentities: Bool, resultType: BatchResultType,
+        matching predicate: Predicate<Entity>?, entityName: String?, includesSubentities: Bool,
         _ change: (Entity, ManagedObjectContext) throws -> Void
-    ) throws -> BatchResult {
+    ) throws -> StoreBatchResult {
         let scratch = ManagedObjectContext(scratchFor: self)
         return try withExtendedLifetime(scratch) {
             let fetch = FetchRequest<Entity>(predicate: predicate)
@@ -119,7 +121,7 @@ extension ManagedObjectContext {
             let objects = try scratch.fetch(fetch)
             for object in objects { try change(object, scratch) }
             let saved = try scratch.saveChanges()
-            return BatchResult(affected: objects.map(\.objectID), saved: saved, type: resultType)
+            return StoreBatchResult(affected: objects.map(\.objectID), changes: saved.objectIDs)
         }
     }
 
@@ -150,21 +152,5 @@ extension ManagedObjectContext {
             guard let value else { throw ValidationError.missingValue(entity: entity.name, property: entity.propertyName(at: index)) }
             return value
         }
-    }
-}
-
-extension BatchResult {
-    init(_ result: StoreBatchResult, type: BatchResultType) {
-        resultType = type
-        count = result.affected.count
-        objectIDs = type == .objectIDs ? result.affected : nil
-        changes = result.changes
-    }
-
-    init(affected: [ManagedObjectID], saved: ManagedObjectContext.DidSaveMessage, type: BatchResultType) {
-        resultType = type
-        count = affected.count
-        objectIDs = type == .objectIDs ? affected : nil
-        changes = saved.objectIDs
     }
 }

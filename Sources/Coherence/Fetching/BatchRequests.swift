@@ -1,43 +1,5 @@
 import Foundation
 
-/// What a batch request hands back, as Core Data's `NSBatchInsertResult`,
-/// `NSBatchUpdateResult` and `NSBatchDeleteResult` (the three names are
-/// aliases of this type).
-public struct BatchResult: Sendable, Hashable {
-    /// What the request asked for (``BatchResultType/statusOnly`` by default).
-    public let resultType: BatchResultType
-    /// How many objects the request inserted, updated or deleted (always
-    /// counted, whatever the result type).
-    public let count: Int
-    /// The IDs of those objects, when the request asked for them
-    /// (``BatchResultType/objectIDs``).
-    public let objectIDs: [ManagedObjectID]?
-    /// Every object the store changed, including rows other than the
-    /// request's own (a batch delete nullifies inverses and cascades): pass
-    /// it to ``ManagedObjectContext/mergeChanges(fromRemoteContextSave:into:)-(ObjectIDChanges,_)``.
-    public let changes: ObjectIDChanges
-
-    /// The result as Core Data gives it: `true` for
-    /// ``BatchResultType/statusOnly``, the count as `Int` for
-    /// ``BatchResultType/count``, `[ManagedObjectID]` for
-    /// ``BatchResultType/objectIDs`` (so `result as! [NSManagedObjectID]`
-    /// ports as `result as! [ManagedObjectID]`).
-    public var result: Any? {
-        switch resultType {
-        case .statusOnly: true
-        case .count: count
-        case .objectIDs: objectIDs ?? []
-        }
-    }
-}
-
-/// Core Data's `NSBatchInsertResult`.
-public typealias BatchInsertResult = BatchResult
-/// Core Data's `NSBatchUpdateResult`.
-public typealias BatchUpdateResult = BatchResult
-/// Core Data's `NSBatchDeleteResult`.
-public typealias BatchDeleteResult = BatchResult
-
 /// What a batch request returns besides the count, with Core Data's names
 /// for each request's result type as aliases.
 public enum BatchResultType: Sendable, Hashable {

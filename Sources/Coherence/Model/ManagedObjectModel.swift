@@ -23,6 +23,20 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Every ``Derived`` property of the model.
     let derivations: [DerivationDescription]
 
+    /// A model with no entities, as Core Data's `NSManagedObjectModel()`:
+    /// enough for a coordinator that only manages store files
+    /// (``PersistentStoreCoordinator/destroyPersistentStore(at:type:options:)``).
+    /// A model's entities are fixed when it is made; list them with
+    /// ``init(entities:)``.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/init()>
+    public convenience init() {
+        do {
+            try self.init(entities: [])
+        } catch {
+            fatalError("Coherence: an empty model cannot fail to build: \(error)")
+        }
+    }
+
     /// Builds and validates a model from `ManagedObject` subclasses.
     /// - Throws: ``ModelError``.
     public init(entities classes: [ManagedObject.Type]) throws(ModelError) {

@@ -10,7 +10,7 @@ struct BatchRequestTests {
         try context.performAndWait { () throws in
             let request = BatchInsertRequest<FeedItem>(objects: [["title": "one"], ["title": "two", "read": true], [:]])
             request.resultType = .objectIDs
-            let result = try context.execute(request)
+            let result = (try context.execute(request) as! BatchInsertResult)
             #expect(result.count == 3)
             #expect(result.objectIDs?.count == 3)
             #expect(result.objectIDs?.allSatisfy { !$0.isTemporaryID } == true)
@@ -54,7 +54,7 @@ struct BatchRequestTests {
             log.clear()
             let request = BatchUpdateRequest<FeedItem>(predicate: #Predicate { $0.read == false }, propertiesToUpdate: ["read": true])
             request.resultType = .objectIDs
-            let result = try context.execute(request)
+            let result = (try context.execute(request) as! BatchUpdateResult)
             #expect(result.count == 3)
             #expect(Set(result.objectIDs ?? []) == Set(items.dropFirst().map(\.objectID)))
             #expect(log.changes.isEmpty)
@@ -82,7 +82,7 @@ struct BatchRequestTests {
             try context.save()
             let dropID = drop.objectID
 
-            let result = try context.execute(BatchDeleteRequest<Server>(predicate: #Predicate { $0.name == "drop" }))
+            let result = (try context.execute(BatchDeleteRequest<Server>(predicate: #Predicate { $0.name == "drop" })) as! BatchDeleteResult)
             #expect(result.count == 1)
             #expect(result.changes.deleted.count == 3, "the server and its two items (cascade)")
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
@@ -92,7 +92,7 @@ struct BatchRequestTests {
             #expect(throws: ContextError.objectNotFound(dropID)) { try context.existingObject(with: dropID) }
 
             // Nullify: deleting items updates their server.
-            let deleted = try context.execute(BatchDeleteRequest<FeedItem>(predicate: #Predicate { $0.title == "item 0" }))
+            let deleted = (try context.execute(BatchDeleteRequest<FeedItem>(predicate: #Predicate { $0.title == "item 0" })) as! BatchDeleteResult)
             #expect(deleted.changes.updated == [keep.objectID])
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: deleted.changes, into: [context])
             #expect(keep.feedItems.map(\.title) == ["item 1"])

@@ -90,7 +90,7 @@ struct GraphIntegrityTests {
             try context.save()
             return server.objectID
         }
-        let result = try context.performAndWait { try context.execute(BatchInsertRequest<FeedItem>(objects: [["title": "linked", "server": serverID]])) }
+        let result = try context.performAndWait { (try context.execute(BatchInsertRequest<FeedItem>(objects: [["title": "linked", "server": serverID]])) as! BatchInsertResult) }
         #expect(result.changes.updated.contains(serverID))
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         try reader.performAndWait {

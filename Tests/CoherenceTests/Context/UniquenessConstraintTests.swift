@@ -235,9 +235,9 @@ struct UniquenessConstraintTests {
                 try context.execute(BatchInsertRequest<Account>(objects: [["email": "a@example.com", "name": "B"]]))
             }
             context.mergePolicy = .mergeByPropertyObjectTrump
-            let result = try context.execute(BatchInsertRequest<Account>(objects: [
+            let result = (try context.execute(BatchInsertRequest<Account>(objects: [
                 ["email": "a@example.com", "name": "A2"], ["email": "b@example.com", "name": "B"],
-            ]))
+            ])) as! BatchInsertResult)
             #expect(result.count == 2)
         }
         #expect(try Self.accounts(coordinator).map(\.name) == ["A2", "B"])

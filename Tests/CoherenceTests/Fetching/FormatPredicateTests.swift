@@ -246,10 +246,10 @@ struct FormatPredicateTests {
     @Test func batchRequests() throws {
         let garage = try Garage()
         for context in [garage.saved, garage.inMemory] {
-            let updated = try context.execute(BatchUpdateRequest(
-                predicate: Predicate<FormatCar>(format: "name BEGINSWITH[c] %@", "porsche"), propertiesToUpdate: ["doors": 5]))
+            let updated = (try context.execute(BatchUpdateRequest(
+                predicate: Predicate<FormatCar>(format: "name BEGINSWITH[c] %@", "porsche"), propertiesToUpdate: ["doors": 5])) as! BatchUpdateResult)
             #expect(updated.count == 2)
-            let deleted = try context.execute(BatchDeleteRequest(predicate: Predicate<FormatCar>(format: "price < %d", 10_000)))
+            let deleted = (try context.execute(BatchDeleteRequest(predicate: Predicate<FormatCar>(format: "price < %d", 10_000))) as! BatchDeleteResult)
             #expect(deleted.count == 2)
             context.reset()
             #expect(try context.fetch(FetchRequest(predicate: Predicate<FormatCar>(format: "doors == 5"))).count == 2)

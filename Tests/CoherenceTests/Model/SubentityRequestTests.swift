@@ -44,7 +44,7 @@ struct SubentityRequestTests {
         try context.performAndWait { () throws in
             let update = BatchUpdateRequest<Car>(predicate: #Predicate { $0.year >= 2020 }, propertiesToUpdate: ["seats": 5])
             update.resultType = .objectIDs
-            let updated = try context.execute(update)
+            let updated = (try context.execute(update) as! BatchUpdateResult)
             #expect(updated.count == 2)
             #expect(Set(updated.objectIDs?.map(\.entityName) ?? []) == ["Car", "SportCar"], "IDs name the concrete entities")
             context.reset()
@@ -52,7 +52,7 @@ struct SubentityRequestTests {
             #expect(try context.fetch(FetchRequest<Truck>()).first?.name == "Actros", "a sibling's rows are untouched")
             let delete = BatchDeleteRequest<RoadVehicle>(predicate: #Predicate { $0.year < 2021 })
             delete.resultType = .objectIDs
-            let deleted = try context.execute(delete)
+            let deleted = (try context.execute(delete) as! BatchDeleteResult)
             #expect(Set(deleted.objectIDs?.map(\.entityName) ?? []) == ["Car", "SportCar", "Truck"])
             context.reset()
             #expect(try context.fetch(FetchRequest<RoadVehicle>()).map(\.name) == ["Zoe"])

@@ -155,15 +155,15 @@ struct SubentityReviewTests {
             try context.save()
             let update = BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 7])
             update.includesSubentities = false
-            #expect(try context.execute(update).count == 1)
+            #expect((try context.execute(update) as! BatchUpdateResult).count == 1)
             let delete = BatchDeleteRequest<Car>()
             delete.includesSubentities = false
-            #expect(try context.execute(delete).count == 1)
+            #expect((try context.execute(delete) as! BatchDeleteResult).count == 1)
             context.reset()
             let left = try context.fetch(FetchRequest<Car>())
             #expect(left.map(\.name) == ["GT"])
             #expect(left.map(\.seats) == [4], "the sub-entity's row was not updated")
-            #expect(try context.execute(BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 2])).count == 1, "included by default")
+            #expect((try context.execute(BatchUpdateRequest<Car>(propertiesToUpdate: ["seats": 2])) as! BatchUpdateResult).count == 1, "included by default")
         }
     }
     /// Renaming identifiers left from an earlier migration (usual Core Data

@@ -310,7 +310,7 @@ struct AttributeStorageTests {
         try context.performAndWait {
             let request = BatchUpdateRequest<StorageProbe>(predicate: #Predicate { $0.position == 0 },
                                                            propertiesToUpdate: ["text": "x\0y", "double": Double.nan])
-            let result = try context.execute(request)
+            let result = (try context.execute(request) as! BatchUpdateResult)
             #expect(result.count == 1)
         }
         let reader = Self.newContext(coordinator)

@@ -230,20 +230,20 @@ struct DerivedBatchTests {
             try context.save()
             log.clear()
 
-            let updated = try context.execute(BatchUpdateRequest<Entry>(predicate: #Predicate { $0.words > 10 }, propertiesToUpdate: ["read": true]))
+            let updated = (try context.execute(BatchUpdateRequest<Entry>(predicate: #Predicate { $0.words > 10 }, propertiesToUpdate: ["read": true])) as! BatchUpdateResult)
             #expect(updated.changes.updated.contains(feed.objectID), "the feed's stored count changed too")
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: updated.changes, into: [context])
             #expect(feed.unreadCount == 1)
 
-            let inserted = try context.execute(BatchInsertRequest<Entry>(objects: [["words": 1, "feed": feed.objectID]]))
+            let inserted = (try context.execute(BatchInsertRequest<Entry>(objects: [["words": 1, "feed": feed.objectID]])) as! BatchInsertResult)
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: inserted.changes, into: [context])
             #expect(feed.unreadCount == 2 && feed.entryCount == 4 && feed.shortest == 1)
 
-            let deleted = try context.execute(BatchDeleteRequest<Entry>(predicate: #Predicate { $0.words < 10 }))
+            let deleted = (try context.execute(BatchDeleteRequest<Entry>(predicate: #Predicate { $0.words < 10 })) as! BatchDeleteResult)
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: deleted.changes, into: [context])
             #expect(feed.unreadCount == 0 && feed.entryCount == 2 && feed.totalWords == 40)
 
-            let renamed = try context.execute(BatchUpdateRequest<Publisher>(propertiesToUpdate: ["name": "after"]))
+            let renamed = (try context.execute(BatchUpdateRequest<Publisher>(propertiesToUpdate: ["name": "after"])) as! BatchUpdateResult)
             ManagedObjectContext.mergeChanges(fromRemoteContextSave: renamed.changes, into: [context])
             #expect(feed.publisherName == "after", "copies follow batch updates of their source")
             #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))

@@ -30,59 +30,7 @@ extension PortedCoreDataPlus {
   }
 }
 
-#if PORTED_GAPS
-// Tests that do not compile against Coherence 097580b with warnings as errors (Swift 6 mode);
-// each names what is missing. Bodies unchanged from /work/ported (renaming only).
-
 extension PortedCoreDataPlus.BatchRequestTests {
-  // NOT COMPILING: untyped predicate: `let fiatPredicate = Predicate(format:)` kept in a variable cannot infer `Predicate<PortedCar>` (no NSPredicate-like untyped type);
-  // NOT COMPILING: `FetchRequest<FetchRequestResult>` (untyped fetch request: FetchRequest requires a ManagedObject result type) for `BatchDeleteRequest(fetchRequest: request as! ...)`.
-  // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchDeleteWithResultTypeObjectIDs
-  @Test func test_batchDeleteWithResultTypeObjectIDs() throws {
-    // Given
-    let context = container.viewContext
-    context.fillWithSampleData()
-    try context.save()
-
-    let fiatPredicate = Predicate(format: "%K == %@", "maker", "FIAT")
-    // Car.count(in: context) { request in request.predicate = fiatPredicate } — inlined:
-    let countRequest = FetchRequest<PortedCar>(entityName: "Car")
-    countRequest.predicate = fiatPredicate
-    let fiatCount = try context.count(for: countRequest)
-    #expect(fiatCount > 0)
-
-    // context.newBackgroundContext() — CoreDataPlus helper, inlined:
-    let backgroundContext = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-    backgroundContext.persistentStoreCoordinator = context.persistentStoreCoordinator
-    let result = try backgroundContext.performAndWait {
-      // Car.batchDelete(using: $0, predicate: fiatPredicate, resultType: .resultTypeObjectIDs) — inlined:
-      let request = FetchRequest<PortedCar>(entityName: "Car")
-      request.predicate = fiatPredicate
-      request.includesSubentities = true
-      let batchRequest = BatchDeleteRequest(fetchRequest: request as! FetchRequest<FetchRequestResult>)
-      batchRequest.resultType = .resultTypeObjectIDs
-      return try backgroundContext.execute(batchRequest) as! BatchDeleteResult
-    }
-
-    let deletes = result.result as? [ManagedObjectID]  // result.deletes
-    let changes = deletes.map { [NSDeletedObjectsKey: $0] }  // result.changes
-    #expect(deletes != nil)
-    let deletedValues = deletes?.count ?? 0
-    #expect(deletedValues > 1)
-    #expect(changes?[NSDeletedObjectsKey]?.count ?? 0 > 1)
-
-    // the var `changes` is usefull when used while merging changes
-    ManagedObjectContext.mergeChanges(fromRemoteContextSave: changes!, into: [context])
-
-    // Car.count(in: context) { request in request.predicate = fiatPredicate } — inlined:
-    let countRequestAfterMerge = FetchRequest<PortedCar>(entityName: "Car")
-    countRequestAfterMerge.predicate = fiatPredicate
-    let fiatCountAfterMerge = try context.count(for: countRequestAfterMerge)
-    #expect(fiatCountAfterMerge == 0)
-  }
-
-  // NOT COMPILING: `execute(_:) as! BatchInsertResult`: execute returns the concrete `BatchResult` (BatchInsertResult is a typealias of it),
-  // NOT COMPILING: so the cast is a same-type cast warning (Core Data returns the `NSPersistentStoreResult` base class).
   // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchInsertWithResultTypeCount
   @Test func test_batchInsertWithResultTypeCount() throws {
     // Given
@@ -104,53 +52,6 @@ extension PortedCoreDataPlus.BatchRequestTests {
     #expect(inserts.map { [NSInsertedObjectsKey: $0] }?[NSInsertedObjectsKey]?.count == nil)  // wrong result type
   }
 
-  // NOT COMPILING: untyped predicate (`let fiatPredicate = Predicate(format:)` in a variable); `execute(_:) as! BatchUpdateResult` same-type cast
-  // NOT COMPILING: (execute returns the concrete `BatchResult`, not a `PersistentStoreResult` base).
-  // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchUpdateWithResultObjectIDsType
-  @Test func test_batchUpdateWithResultObjectIDsType() throws {
-    // Given
-    let context = container.viewContext
-    context.fillWithSampleData()
-    try context.save()
-
-    let fiatPredicate = Predicate(format: "%K == %@", "maker", "FIAT")
-    let fcaPredicate = Predicate(format: "%K == %@", "maker", "FCA")
-
-    // Car.count(in: context) { $0.predicate = ... } — inlined:
-    let fiatRequest = FetchRequest<PortedCar>(entityName: "Car")
-    fiatRequest.predicate = fiatPredicate
-    let fiatCount = try context.count(for: fiatRequest)
-    let fcaRequest = FetchRequest<PortedCar>(entityName: "Car")
-    fcaRequest.predicate = fcaPredicate
-    let fcaCount = try context.count(for: fcaRequest)
-    #expect(fcaCount == 0)
-
-    // Car.batchUpdate(using: context) { ... } — inlined:
-    let batchRequest = BatchUpdateRequest(entityName: "Car")
-    batchRequest.resultType = .updatedObjectIDsResultType
-    batchRequest.propertiesToUpdate = ["maker": "FCA"]
-    batchRequest.includesSubentities = true
-    batchRequest.predicate = fiatPredicate
-    let result = try context.execute(batchRequest) as! BatchUpdateResult
-
-    let changes = (result.result as? [ManagedObjectID])!  // result.updates!
-    #expect(changes.count == 103)
-
-    context.reset()
-    let newFiatRequest = FetchRequest<PortedCar>(entityName: "Car")
-    newFiatRequest.predicate = fiatPredicate
-    let newFiatCount = try context.count(for: newFiatRequest)
-    #expect(newFiatCount == 0)
-    let newFCARequest = FetchRequest<PortedCar>(entityName: "Car")
-    newFCARequest.predicate = fcaPredicate
-    let newFCACount = try context.count(for: newFCARequest)
-    #expect(newFCACount == fiatCount)
-    let updates = result.result as? [ManagedObjectID]  // result.changes
-    #expect(updates.map { [NSUpdatedObjectsKey: $0] }?[NSUpdatedObjectsKey]?.count == 103)
-  }
-
-  // NOT COMPILING: `execute(_:) as! BatchInsertResult` same-type cast warning: execute returns the concrete `BatchResult`
-  // NOT COMPILING: (Core Data: `NSPersistentStoreResult` base class).
   // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_BatchInserWithNSFetchedResultController
   @Test func test_BatchInserWithNSFetchedResultController() throws {
     // How to make FRC aware of batch insertions
@@ -206,6 +107,103 @@ extension PortedCoreDataPlus.BatchRequestTests {
     #expect(delegate.deletedObjects.count == 0)
     #expect(delegate.updatedObjects.count == 0)
   }
+}
+
+#if PORTED_GAPS
+// Tests that do not compile against Coherence with warnings as errors (Swift 6 mode);
+// each names what is missing. Bodies unchanged from /work/ported (renaming only).
+
+extension PortedCoreDataPlus.BatchRequestTests {
+  // NOT COMPILING: untyped predicate: `let fiatPredicate = Predicate(format:)` kept in a variable cannot infer `Predicate<PortedCar>` (no NSPredicate-like untyped type);
+  // NOT COMPILING: `FetchRequest<FetchRequestResult>` (untyped fetch request: FetchRequest requires a ManagedObject result type) for `BatchDeleteRequest(fetchRequest: request as! ...)`.
+  // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchDeleteWithResultTypeObjectIDs
+  @Test func test_batchDeleteWithResultTypeObjectIDs() throws {
+    // Given
+    let context = container.viewContext
+    context.fillWithSampleData()
+    try context.save()
+
+    let fiatPredicate = Predicate(format: "%K == %@", "maker", "FIAT")
+    // Car.count(in: context) { request in request.predicate = fiatPredicate } — inlined:
+    let countRequest = FetchRequest<PortedCar>(entityName: "Car")
+    countRequest.predicate = fiatPredicate
+    let fiatCount = try context.count(for: countRequest)
+    #expect(fiatCount > 0)
+
+    // context.newBackgroundContext() — CoreDataPlus helper, inlined:
+    let backgroundContext = ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    backgroundContext.persistentStoreCoordinator = context.persistentStoreCoordinator
+    let result = try backgroundContext.performAndWait {
+      // Car.batchDelete(using: $0, predicate: fiatPredicate, resultType: .resultTypeObjectIDs) — inlined:
+      let request = FetchRequest<PortedCar>(entityName: "Car")
+      request.predicate = fiatPredicate
+      request.includesSubentities = true
+      let batchRequest = BatchDeleteRequest(fetchRequest: request as! FetchRequest<FetchRequestResult>)
+      batchRequest.resultType = .resultTypeObjectIDs
+      return try backgroundContext.execute(batchRequest) as! BatchDeleteResult
+    }
+
+    let deletes = result.result as? [ManagedObjectID]  // result.deletes
+    let changes = deletes.map { [NSDeletedObjectsKey: $0] }  // result.changes
+    #expect(deletes != nil)
+    let deletedValues = deletes?.count ?? 0
+    #expect(deletedValues > 1)
+    #expect(changes?[NSDeletedObjectsKey]?.count ?? 0 > 1)
+
+    // the var `changes` is usefull when used while merging changes
+    ManagedObjectContext.mergeChanges(fromRemoteContextSave: changes!, into: [context])
+
+    // Car.count(in: context) { request in request.predicate = fiatPredicate } — inlined:
+    let countRequestAfterMerge = FetchRequest<PortedCar>(entityName: "Car")
+    countRequestAfterMerge.predicate = fiatPredicate
+    let fiatCountAfterMerge = try context.count(for: countRequestAfterMerge)
+    #expect(fiatCountAfterMerge == 0)
+  }
+
+  // NOT COMPILING: untyped predicate (`let fiatPredicate = Predicate(format:)` in a variable).
+  // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchUpdateWithResultObjectIDsType
+  @Test func test_batchUpdateWithResultObjectIDsType() throws {
+    // Given
+    let context = container.viewContext
+    context.fillWithSampleData()
+    try context.save()
+
+    let fiatPredicate = Predicate(format: "%K == %@", "maker", "FIAT")
+    let fcaPredicate = Predicate(format: "%K == %@", "maker", "FCA")
+
+    // Car.count(in: context) { $0.predicate = ... } — inlined:
+    let fiatRequest = FetchRequest<PortedCar>(entityName: "Car")
+    fiatRequest.predicate = fiatPredicate
+    let fiatCount = try context.count(for: fiatRequest)
+    let fcaRequest = FetchRequest<PortedCar>(entityName: "Car")
+    fcaRequest.predicate = fcaPredicate
+    let fcaCount = try context.count(for: fcaRequest)
+    #expect(fcaCount == 0)
+
+    // Car.batchUpdate(using: context) { ... } — inlined:
+    let batchRequest = BatchUpdateRequest(entityName: "Car")
+    batchRequest.resultType = .updatedObjectIDsResultType
+    batchRequest.propertiesToUpdate = ["maker": "FCA"]
+    batchRequest.includesSubentities = true
+    batchRequest.predicate = fiatPredicate
+    let result = try context.execute(batchRequest) as! BatchUpdateResult
+
+    let changes = (result.result as? [ManagedObjectID])!  // result.updates!
+    #expect(changes.count == 103)
+
+    context.reset()
+    let newFiatRequest = FetchRequest<PortedCar>(entityName: "Car")
+    newFiatRequest.predicate = fiatPredicate
+    let newFiatCount = try context.count(for: newFiatRequest)
+    #expect(newFiatCount == 0)
+    let newFCARequest = FetchRequest<PortedCar>(entityName: "Car")
+    newFCARequest.predicate = fcaPredicate
+    let newFCACount = try context.count(for: newFCARequest)
+    #expect(newFCACount == fiatCount)
+    let updates = result.result as? [ManagedObjectID]  // result.changes
+    #expect(updates.map { [NSUpdatedObjectsKey: $0] }?[NSUpdatedObjectsKey]?.count == 103)
+  }
+
 }
 
 #endif  // PORTED_GAPS

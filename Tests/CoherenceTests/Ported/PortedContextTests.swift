@@ -258,12 +258,11 @@ extension PortedCoreDataPlus {
 }
 
 #if PORTED_GAPS
-// Tests that do not compile against Coherence 097580b with warnings as errors (Swift 6 mode);
+// Tests that do not compile against Coherence with warnings as errors (Swift 6 mode);
 // each names what is missing. Bodies unchanged from /work/ported (renaming only).
 
 extension PortedCoreDataPlus.ContextInvestigationTests {
-  // NOT COMPILING: `ManagedObjectContext.stalenessInterval` missing; untyped predicate (`let predicate = Predicate(format:)` in a variable);
-  // NOT COMPILING: `execute(_:) as! BatchUpdateResult` same-type cast (execute returns the concrete `BatchResult`).
+  // NOT COMPILING: `ManagedObjectContext.stalenessInterval` missing; untyped predicate (`let predicate = Predicate(format:)` in a variable).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextInvestigation_Tests.swift test_InvestigationStalenessInterval
   @Test func test_InvestigationStalenessInterval() throws {
     // Given

@@ -22,13 +22,7 @@ extension PortedCoreDataPlus {
   }
 }
 
-#if PORTED_GAPS
-// Tests that do not compile against Coherence 097580b with warnings as errors (Swift 6 mode);
-// each names what is missing. Bodies unchanged from /work/ported (renaming only).
-
 extension PortedCoreDataPlus.ContextHistoryTests {
-  // NOT COMPILING: `execute(_:) as! PersistentHistoryResult`: execute returns the concrete `PersistentHistoryResult`, so the Core Data
-  // NOT COMPILING: cast (from `NSPersistentStoreResult`) is a same-type cast warning (Store/History/PersistentStoreCoordinator+History.swift:52).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_MergeHistoryAfterDate
   @Test func test_MergeHistoryAfterDate() async throws {
     // Given
@@ -96,7 +90,6 @@ extension PortedCoreDataPlus.ContextHistoryTests {
     try container1.destroy()
   }
 
-  // NOT COMPILING: `execute(_:) as! PersistentHistoryResult` same-type cast warning (execute returns the concrete type).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_MergeHistoryAfterDateWithMultipleTransactions
   @Test func test_MergeHistoryAfterDateWithMultipleTransactions() async throws {
     // Given
@@ -219,7 +212,6 @@ extension PortedCoreDataPlus.ContextHistoryTests {
     try container1.destroy()
   }
 
-  // NOT COMPILING: `execute(_:) as! PersistentHistoryResult` same-type cast warning (execute returns the concrete type).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_MergeHistoryAfterNilTokenWithoutAnyHistoryChanges
   @Test func test_MergeHistoryAfterNilTokenWithoutAnyHistoryChanges() throws {
     let container1 = PortedOnDiskPersistentContainer.makeNew()
@@ -263,7 +255,6 @@ extension PortedCoreDataPlus.ContextHistoryTests {
     try container1.destroy()
   }
 
-  // NOT COMPILING: `execute(_:) as! PersistentHistoryResult` same-type cast warning (execute returns the concrete type).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_PersistentStoreWithHistoryTrackingEnabledGeneratesHistoryTokens
   @Test func test_PersistentStoreWithHistoryTrackingEnabledGeneratesHistoryTokens() async throws {
     // Given
@@ -304,7 +295,6 @@ extension PortedCoreDataPlus.ContextHistoryTests {
     try PersistentStoreCoordinator.destroyStore(at: storeURL)
   }
 
-  // NOT COMPILING: `execute(_:) as! PersistentHistoryResult` same-type cast warning (execute returns the concrete type).
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_DeleteHistoryAfterTransaction
   @Test func test_DeleteHistoryAfterTransaction() throws {
     let container = PortedOnDiskPersistentContainer.makeNew()
@@ -358,8 +348,14 @@ extension PortedCoreDataPlus.ContextHistoryTests {
     let transactions3 = (try viewContext.execute(request3) as! PersistentHistoryResult).result as! [PersistentHistoryTransaction]
     #expect(transactions3.count == 1)
   }
+}
 
-  // NOT COMPILING: same-type cast as above; untyped `Predicate` (variables, parameter type `Predicate`, predicates on `token`);
+#if PORTED_GAPS
+// Tests that do not compile against Coherence with warnings as errors (Swift 6 mode);
+// each names what is missing. Bodies unchanged from /work/ported (renaming only).
+
+extension PortedCoreDataPlus.ContextHistoryTests {
+  // NOT COMPILING: untyped `Predicate` (variables, parameter type `Predicate`, predicates on `token`);
   // NOT COMPILING: `CompoundPredicate(type:subpredicates:)`; `NSPersistentHistoryTokenExpiredError`; `PersistentHistoryChangeRequest.fetchHistory(withFetch:)`;
   // NOT COMPILING: `PersistentHistoryTransaction.fetchRequest` / `entityDescription(with:)`; `FetchRequest<FetchRequestResult>()` + `entity =`.
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_FetchHistoryChangesUsingFetchRequest

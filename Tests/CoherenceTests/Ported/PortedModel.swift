@@ -443,9 +443,7 @@ extension PersistentStoreCoordinator {
   // CoreDataPlus's NSPersistentStoreCoordinator.destroyStore(at:options:) (Sources/NSPersistentStoreCoordinator+Utils.swift),
   // a four-line wrapper over Core Data calls, inlined here once because two harness types and three tests call it.
   static func destroyStore(at url: URL, options: [String: NSObject]? = nil) throws {
-    // Core Data: `NSManagedObjectModel()`, an empty model; Coherence has no `ManagedObjectModel()` (gap H6),
-    // its empty model is `ManagedObjectModel(entities: [])`.
-    let persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: []))
+    let persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: ManagedObjectModel())
     try persistentStoreCoordinator.destroyPersistentStore(at: url, type: .sqlite, options: options)
 
     let fileManager = FileManager.default

@@ -27,17 +27,17 @@ struct PersistentHistoryResultTests {
         let context = PersistentHistoryTests.context(try PersistentHistoryTests.coordinator(database))
         try saveBookmarks(["a", "b", "c"], in: context)
         try context.performAndWait {
-            let all = try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)).result as! [PersistentHistoryTransaction]
+            let all = (try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)) as! PersistentHistoryResult).result as! [PersistentHistoryTransaction]
             #expect(all.count == 3)
 
             let delete = PersistentHistoryChangeRequest.deleteHistory(before: all[1].token)
             #expect(delete.resultType == .statusOnly)
-            let deleted = try context.execute(delete)
+            let deleted = (try context.execute(delete) as! PersistentHistoryResult)
             #expect(deleted.result as! Bool == true)
 
             let counted = PersistentHistoryChangeRequest.deleteHistory(before: all[2].token)
             counted.resultType = .count
-            #expect(try context.execute(counted).result as! Int == 1)
+            #expect((try context.execute(counted) as! PersistentHistoryResult).result as! Int == 1)
         }
     }
 
@@ -51,11 +51,11 @@ struct PersistentHistoryResultTests {
             let request = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
             #expect(request.resultType == .transactionsAndChanges)
             request.resultType = .changesOnly
-            let changes = try context.execute(request).result as! [PersistentHistoryChange]
+            let changes = (try context.execute(request) as! PersistentHistoryResult).result as! [PersistentHistoryChange]
             #expect(changes.map(\.changeType) == [.insert, .insert])
 
             request.resultType = .objectIDs
-            let ids = try context.execute(request).result as! [ManagedObjectID]
+            let ids = (try context.execute(request) as! PersistentHistoryResult).result as! [ManagedObjectID]
             #expect(ids == changes.map(\.changedObjectID))
         }
     }

@@ -42,7 +42,7 @@ struct PersistentHistoryTests {
     }
 
     static func history(_ context: ManagedObjectContext, after token: PersistentHistoryToken?) throws -> [PersistentHistoryTransaction] {
-        try context.performAndWait { try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)).transactions }
+        try context.performAndWait { (try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: token)) as! PersistentHistoryResult).transactions }
     }
 
     @Test func theTypedPropertyIsTheCoreDataOption() {
@@ -181,7 +181,7 @@ struct PersistentHistoryTests {
         let result = try context.performAndWait {
             let request = BatchInsertRequest<HistoryBookmark>(objects: [["remoteID": "a"], ["remoteID": "b"]])
             request.resultType = .objectIDs
-            return try context.execute(request)
+            return (try context.execute(request) as! BatchInsertResult)
         }
         let transactions = try Self.history(context, after: nil)
         #expect(transactions.count == 1)
@@ -211,18 +211,18 @@ struct PersistentHistoryTests {
         let later = try Self.history(context, after: all[0].token)
         #expect(later.map(\.token) == [all[1].token, all[2].token])
         let byTransaction = try context.performAndWait {
-            try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: all[1])).transactions
+            (try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: all[1])) as! PersistentHistoryResult).transactions
         }
         #expect(byTransaction.map(\.token) == [all[2].token])
         let byDate = try context.performAndWait {
-            try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)).transactions
+            (try context.execute(PersistentHistoryChangeRequest.fetchHistory(after: Date.distantPast)) as! PersistentHistoryResult).transactions
         }
         #expect(byDate.map(\.token) == all.map(\.token))
 
         // A typed filter stands in for Core Data's fetch request on the transaction entity.
         let request = PersistentHistoryChangeRequest.fetchHistory(after: nil as PersistentHistoryToken?)
         request.transactionFilter = .authorIsNot("sync")
-        let others = try context.performAndWait { try context.execute(request).transactions }
+        let others = try context.performAndWait { (try context.execute(request) as! PersistentHistoryResult).transactions }
         #expect(others.map(\.token) == [all[0].token, all[2].token])
     }
 
@@ -251,7 +251,7 @@ struct PersistentHistoryTests {
         }
         let all = try Self.history(context, after: nil)
         let deleted = try context.performAndWait {
-            try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: all[2].token)).count
+            (try context.execute(PersistentHistoryChangeRequest.deleteHistory(before: all[2].token)) as! PersistentHistoryResult).count
         }
         #expect(deleted == 2)
         #expect(throws: PersistentHistoryError.tokenExpired(all[0].token)) { try Self.history(context, after: all[0].token) }
@@ -293,7 +293,7 @@ struct PersistentHistoryTests {
         try viewContext.performAndWait {
             let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
             request.transactionFilter = .authorIsNot("view")
-            for transaction in try viewContext.execute(request).transactions {
+            for transaction in (try viewContext.execute(request) as! PersistentHistoryResult).transactions {
                 viewContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
                 lastToken = transaction.token
             }

@@ -35,7 +35,7 @@ struct RemoteChangeProcessTests {
             context.delete(entries[1])
             try context.save()
             // A batch update: no context saw it, history did.
-            let result = try context.execute(BatchUpdateRequest<Entry>(propertiesToUpdate: ["read": true]))
+            let result = (try context.execute(BatchUpdateRequest<Entry>(propertiesToUpdate: ["read": true])) as! BatchUpdateResult)
             try #require(result.count == 2, "the batch update changed the two entries left")
         }
     }
@@ -114,7 +114,7 @@ struct RemoteChangeProcessTests {
         let viewContext = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         var result = CatchUp()
         try viewContext.performAndWait {
-            let transactions = try viewContext.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken)).transactions
+            let transactions = (try viewContext.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken)) as! PersistentHistoryResult).transactions
             for transaction in transactions {
                 viewContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
                 lastToken = transaction.token
@@ -123,7 +123,7 @@ struct RemoteChangeProcessTests {
                     (viewContext.registeredObject(for: $0) as? Feed)?.title
                 }.sorted())
             }
-            result.secondPass = try viewContext.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken)).transactions.count
+            result.secondPass = (try viewContext.execute(PersistentHistoryChangeRequest.fetchHistory(after: lastToken)) as! PersistentHistoryResult).transactions.count
         }
         try JSONEncoder().encode(result).write(to: URL(filePath: file + ".result"))
     }

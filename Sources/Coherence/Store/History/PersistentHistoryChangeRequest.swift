@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
-/// let transactions = try context.execute(request).transactions
+/// let transactions = (try context.execute(request) as! PersistentHistoryResult).transactions
 /// ```
 ///
 /// The store must keep history (``PersistentStoreDescription/persistentHistoryTracking``).
@@ -148,9 +148,11 @@ public enum PersistentHistoryResultType: Sendable, Hashable {
 }
 
 /// The result of a ``PersistentHistoryChangeRequest``, as Core Data's
-/// `NSPersistentHistoryResult`.
+/// `NSPersistentHistoryResult`: ``ManagedObjectContext/execute(_:)-(PersistentHistoryChangeRequest)``
+/// returns it as a ``PersistentStoreResult``, cast it as Core Data code does
+/// (`try context.execute(request) as! PersistentHistoryResult`).
 /// <https://developer.apple.com/documentation/coredata/nspersistenthistoryresult>
-public struct PersistentHistoryResult: Sendable {
+public final class PersistentHistoryResult: PersistentStoreResult, @unchecked Sendable {
     /// What the request asked for.
     public let resultType: PersistentHistoryResultType
     /// The transactions fetched, in commit order (with their changes for
@@ -165,6 +167,7 @@ public struct PersistentHistoryResult: Sendable {
         self.resultType = resultType
         self.transactions = transactions
         self.count = count
+        super.init()
     }
 
     /// The result as Core Data gives it: `[PersistentHistoryTransaction]`

@@ -31,11 +31,13 @@ extension PersistentStoreCoordinator {
 extension ManagedObjectContext {
     /// Runs a persistent history request (fetch or delete) against the
     /// context's coordinator's store, as Core Data's `execute(_:)` with an
-    /// `NSPersistentHistoryChangeRequest`. The standard Core Data loop:
+    /// `NSPersistentHistoryChangeRequest`; the result is a
+    /// ``PersistentHistoryResult``. The standard Core Data loop:
     ///
     /// ```swift
     /// let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
-    /// for transaction in try context.execute(request).transactions {
+    /// let result = try context.execute(request) as! PersistentHistoryResult
+    /// for transaction in result.transactions {
     ///     viewContext.mergeChanges(fromContextDidSave: transaction.objectIDNotification())
     ///     lastToken = transaction.token
     /// }
@@ -49,7 +51,7 @@ extension ManagedObjectContext {
     ///   store; ``StoreError`` for the database's errors.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/execute(_:)>
     @discardableResult
-    public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentHistoryResult {
+    public func execute(_ request: PersistentHistoryChangeRequest) throws -> PersistentStoreResult {
         _assertOnQueue()
         guard let coordinator = persistentStoreCoordinator else { throw PersistentHistoryError.noHistoryStore }
         return try coordinator.execute(request)
