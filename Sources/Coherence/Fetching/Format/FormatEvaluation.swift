@@ -12,7 +12,7 @@ struct FormatPredicateExpression<Root>: StandardPredicateExpression {
 
     func evaluate(_ bindings: PredicateBindings) throws -> Bool {
         guard let object = bindings[variable] as? ManagedObject else {
-            preconditionFailure("Coherence: a format predicate evaluates managed objects only, not \(Root.self)")
+            fatalError("Coherence: a format predicate evaluates managed objects only, not \(Root.self)")
         }
         return try FormatEvaluator.evaluate(node, on: object)
     }
@@ -130,9 +130,42 @@ enum FormatEvaluator {
     static func reach(_ operand: FormatOperand, from object: ManagedObject) throws(PredicateFormatError) -> Reached {
         switch operand {
         case .value(let value): return .single(value)
+        case .key(let path) where path.isEmpty: return .object(object.objectID) // SELF
+        case .count(let path) where path.isEmpty: throw selfCount(object)
         case .key(let path): return try walk(path[...], from: object, count: false, fullPath: path)
         case .count(let path): return try walk(path[...], from: object, count: true, fullPath: path)
+        case .subqueryCount(let path, let predicate): return .single(.integer(Int64(try subqueryCount(path[...], predicate, from: object, fullPath: path))))
         }
+    }
+
+    private static func selfCount(_ object: ManagedObject) -> PredicateFormatError {
+        .unsupportedKeyPath(entity: object._entity?.name ?? "\(type(of: object))", key: "SELF", reason: "uses @count on an object")
+    }
+
+    /// How many destinations of the to-many relationship at the end of
+    /// `path` (through to-one relationships before it) match `predicate`.
+    private static func subqueryCount(_ path: ArraySlice<String>, _ predicate: FormatNode, from object: ManagedObject,
+                                      fullPath: [String]) throws(PredicateFormatError) -> Int {
+        guard let entity = object._entity else {
+            fatalError("Coherence: a format predicate was evaluated on a \(type(of: object)) that belongs to no context")
+        }
+        guard let name = path.first, let index = entity.indexByName[name] else { throw .unknownKey(entity: entity.name, key: path.first ?? "") }
+        guard let relationship = entity.relationship(at: index), relationship.isToMany || path.count > 1 else {
+            throw .unsupportedKeyPath(entity: entity.name, key: fullPath.joined(separator: "."),
+                                      reason: "is not a to-many relationship, which SUBQUERY's collection must be")
+        }
+        let value = object._readProperty(at: index, entity: entity)
+        if relationship.isToMany {
+            guard path.count == 1 else {
+                throw .unsupportedKeyPath(entity: entity.name, key: fullPath.joined(separator: "."),
+                                          reason: "continues after a to-many relationship in SUBQUERY's collection")
+            }
+            var matching = 0
+            for destination in (value as? Set<ManagedObject>) ?? [] where try evaluate(predicate, on: destination) { matching += 1 }
+            return matching
+        }
+        guard let destination = value as? ManagedObject else { return 0 }
+        return try subqueryCount(path.dropFirst(), predicate, from: destination, fullPath: fullPath)
     }
 
     /// Follows `path` from `object` by name, as the SQL translation does: a
@@ -140,7 +173,7 @@ enum FormatEvaluator {
     private static func walk(_ path: ArraySlice<String>, from object: ManagedObject, count: Bool,
                              fullPath: [String]) throws(PredicateFormatError) -> Reached {
         guard let entity = object._entity else {
-            preconditionFailure("Coherence: a format predicate was evaluated on a \(type(of: object)) that belongs to no context")
+            fatalError("Coherence: a format predicate was evaluated on a \(type(of: object)) that belongs to no context")
         }
         guard let name = path.first, let index = entity.indexByName[name] else {
             throw .unknownKey(entity: entity.name, key: path.first ?? "")

@@ -27,16 +27,21 @@ enum FormatQuantifier: String, Codable, Sendable, Hashable {
 }
 
 /// One side of a comparison.
-enum FormatOperand: Codable, Sendable, Hashable {
-    /// A key path by name: `["server", "name"]`.
+indirect enum FormatOperand: Codable, Sendable, Hashable {
+    /// A key path by name: `["server", "name"]`; `[]` is `SELF`, the
+    /// object itself.
     case key([String])
     /// `path.@count`: the number of destinations of a to-many relationship.
     case count([String])
+    /// `SUBQUERY(path, $x, predicate).@count`: the number of destinations
+    /// of the to-many relationship at `path` that match `predicate` (whose
+    /// key paths are read on each destination).
+    case subqueryCount([String], FormatNode)
     case value(FormatValue)
 
     var keyPath: [String]? {
         switch self {
-        case .key(let path), .count(let path): path
+        case .key(let path), .count(let path), .subqueryCount(let path, _): path
         case .value: nil
         }
     }

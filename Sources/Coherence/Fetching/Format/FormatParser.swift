@@ -19,8 +19,10 @@ struct FormatParser {
 
     static let keywords: Set<String> = [
         "AND", "OR", "NOT", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "MATCHES", "ANY", "ALL",
-        "NONE", "SOME", "NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF",
+        "NONE", "SOME", "NIL", "NULL", "YES", "NO", "TRUE", "FALSE", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "SUBQUERY",
     ]
+    /// The variable of the `SUBQUERY` being parsed (`$x`), if any.
+    private var subqueryVariable: String?
 
     init(format: String, arguments: [Any?]) throws(PredicateFormatError) {
         tokens = try FormatTokenizer.tokens(format)
@@ -217,6 +219,19 @@ struct FormatParser {
     // MARK: Operands
 
     private mutating func operand() throws(PredicateFormatError) -> FormatOperand {
+        if isKeyword("SELF") != nil {
+            _ = advance()
+            return try keyPath(starting: [])
+        }
+        if isKeyword("SUBQUERY") != nil {
+            return try subquery()
+        }
+        if case .word(let word) = current.kind, word.hasPrefix("$") {
+            // The subquery's variable: the destination the predicate is read on.
+            guard word == subqueryVariable else { throw unexpected(subqueryVariable.map { "the variable \($0)" } ?? "a key or a value (variables only in SUBQUERY)") }
+            _ = advance()
+            return try keyPath(starting: [])
+        }
         if case .word(let word) = current.kind, word.hasPrefix("#") || !Self.keywords.contains(word.uppercased()) {
             _ = advance()
             return try keyPath(starting: [word.hasPrefix("#") ? String(word.dropFirst()) : word])
@@ -231,6 +246,35 @@ struct FormatParser {
             return try keyPath(starting: key.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
         }
         return .value(try value())
+    }
+
+    /// `SUBQUERY(collection, $x, predicate).@count`, as Core Data's
+    /// subquery expression: `collection` is a key path to a to-many
+    /// relationship; inside `predicate`, `$x.key` (or `key`) is read on each
+    /// destination and `$x` is the destination itself. Only the count of a
+    /// subquery can be compared, as real predicates use it.
+    private mutating func subquery() throws(PredicateFormatError) -> FormatOperand {
+        guard subqueryVariable == nil else {
+            throw .syntax(position: current.position, expected: "no SUBQUERY inside a SUBQUERY", found: "SUBQUERY")
+        }
+        _ = advance()
+        try expect(symbol: "(")
+        guard case .key(let collection) = try operand(), !collection.isEmpty else {
+            throw .syntax(position: current.position, expected: "a key path to a to-many relationship as SUBQUERY's collection", found: current.display)
+        }
+        try expect(symbol: ",")
+        guard case .word(let variable) = current.kind, variable.hasPrefix("$"), variable.count > 1 else { throw unexpected("a variable such as $x") }
+        _ = advance()
+        try expect(symbol: ",")
+        subqueryVariable = variable
+        let predicate = try disjunction()
+        subqueryVariable = nil
+        try expect(symbol: ")")
+        guard isSymbol(".") != nil else { throw unexpected("'.@count' after SUBQUERY(…)") }
+        _ = advance()
+        guard isSymbol("@count") != nil else { throw unexpected("'@count' after SUBQUERY(…).") }
+        _ = advance()
+        return .subqueryCount(collection, predicate)
     }
 
     /// The rest of a key path: `.name` components and a final `.@count`.

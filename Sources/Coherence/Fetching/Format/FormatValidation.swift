@@ -18,23 +18,35 @@ enum FormatPredicateValidation {
             try validate(lhs, entity: entity, model: model)
             try validate(rhs, entity: entity, model: model)
         case .comparison(_, let lhs, _, let rhs):
-            try validate(lhs.keyPath, entity: entity, model: model)
-            try validate(rhs.keyPath, entity: entity, model: model)
+            try validate(lhs, entity: entity, model: model)
+            try validate(rhs, entity: entity, model: model)
         case .string(_, let operand, _, _, _), .among(_, let operand, _), .between(_, let operand, _, _):
-            try validate(operand.keyPath, entity: entity, model: model)
+            try validate(operand, entity: entity, model: model)
         }
     }
 
-    /// Every component names a property of the entity it is read on.
-    private static func validate(_ path: [String]?, entity: EntityDescription, model: ManagedObjectModel) throws(PredicateFormatError) {
-        guard let path else { return }
+    /// A key path, or a subquery's collection and its predicate (read on
+    /// the collection's destination entity).
+    private static func validate(_ operand: FormatOperand, entity: EntityDescription, model: ManagedObjectModel) throws(PredicateFormatError) {
+        let destination = try validate(operand.keyPath, entity: entity, model: model)
+        if case .subqueryCount(_, let predicate) = operand, let destination {
+            try validate(predicate, entity: destination, model: model)
+        }
+    }
+
+    /// Every component names a property of the entity it is read on; the
+    /// entity the path ends on, when it ends on a relationship.
+    @discardableResult
+    private static func validate(_ path: [String]?, entity: EntityDescription, model: ManagedObjectModel) throws(PredicateFormatError) -> EntityDescription? {
+        guard let path else { return nil }
         var current = entity
         for name in path {
             guard let index = current.indexByName[name] else { throw .unknownKey(entity: current.name, key: name) }
             guard let relationship = current.relationship(at: index),
-                  let destination = model.entitiesByName[relationship.destinationEntityName] else { return }
+                  let destination = model.entitiesByName[relationship.destinationEntityName] else { return nil }
             current = destination
         }
+        return current
     }
 }
 

@@ -27,7 +27,11 @@ extension Predicate {
     /// through to-one relationships (`server.name`); `ANY`/`SOME`, `ALL`,
     /// `NONE` on to-many key paths (`ANY items.title CONTAINS "x"`; a to-many
     /// key path without a quantifier means `ANY`) and `@count`
-    /// (`items.@count > 2`); substitutions `%@` (a value or, after `IN` and
+    /// (`items.@count > 2`); `SELF`, the object itself (`SELF == %@`,
+    /// `SELF IN %@` with objects or IDs, `SELF.name`);
+    /// `SUBQUERY(items, $x, $x.read == NO).@count` over a to-many key path
+    /// (through to-one relationships before it), whose predicate reads
+    /// `$x.key` or a bare `key` on each destination; substitutions `%@` (a value or, after `IN` and
     /// `BETWEEN`, an array), `%K` (a key path), `%d` `%i` `%ld` (an
     /// integer), `%f` `%lf` (a floating-point number). Keywords are
     /// case-insensitive; `#name` is a key named like a keyword. A

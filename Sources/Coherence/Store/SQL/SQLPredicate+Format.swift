@@ -194,7 +194,7 @@ extension SQLPredicateCompiler {
     }
 
     private func id(_ value: FormatValue) -> ManagedObjectID {
-        guard case .objectID(let id) = value else { preconditionFailure("Coherence: not an object constant") }
+        guard case .objectID(let id) = value else { fatalError("Coherence: not an object constant") }
         return id
     }
 
@@ -212,9 +212,42 @@ extension SQLPredicateCompiler {
         switch operand {
         case .value(.objectID(let id)): return .objectID(id)
         case .value(let value): return .single(value == .null ? "NULL" : bind(value.storeValue), rank: value.classRank)
+        case .key(let path) where path.isEmpty: return .object(row.key, row.entity) // SELF
+        case .count(let path) where path.isEmpty:
+            throw PredicateFormatError.unsupportedKeyPath(entity: row.entity.name, key: "SELF", reason: "uses @count on an object")
         case .key(let path): return try formatWalk(path[...], from: row, count: false, fullPath: path)
         case .count(let path): return try formatWalk(path[...], from: row, count: true, fullPath: path)
+        case .subqueryCount(let path, let predicate): return try formatSubquery(path[...], predicate, from: row, fullPath: path)
         }
+    }
+
+    /// `SUBQUERY(path, $x, predicate).@count`, as ``FormatEvaluator`` counts
+    /// it: the destination rows of the to-many relationship at the end of
+    /// `path` that match `predicate`.
+    private mutating func formatSubquery(_ path: ArraySlice<String>, _ predicate: FormatNode, from row: FormatRow,
+                                         fullPath: [String]) throws -> FormatReached {
+        let entity = row.entity
+        guard let name = path.first, let index = entity.indexByName[name] else {
+            throw PredicateFormatError.unknownKey(entity: entity.name, key: path.first ?? "")
+        }
+        guard let relationship = entity.relationship(at: index), relationship.isToMany || path.count > 1 else {
+            throw PredicateFormatError.unsupportedKeyPath(entity: entity.name, key: fullPath.joined(separator: "."),
+                                                          reason: "is not a to-many relationship, which SUBQUERY's collection must be")
+        }
+        let destination = try destination(of: relationship)
+        guard relationship.isToMany else {
+            let foreignKey = formatColumn(relationship.name, of: row)
+            return try formatSubquery(path.dropFirst(), predicate, from: FormatRow(entity: destination, key: foreignKey, alias: nil), fullPath: fullPath)
+        }
+        guard path.count == 1 else {
+            throw PredicateFormatError.unsupportedKeyPath(entity: entity.name, key: fullPath.joined(separator: "."),
+                                                          reason: "continues after a to-many relationship in SUBQUERY's collection")
+        }
+        let alias = newAlias()
+        let rows = try destinationRows(owner: entity, key: row.key, relationship: relationship, filter: nil, alias: alias)
+        let pk = SQLSchema.quote(SQLSchema.primaryKey)
+        let condition = try formatCondition(predicate, row: FormatRow(entity: destination, key: "\(alias).\(pk)", alias: alias))
+        return .single("(SELECT COUNT(*) \(rows) AND \(condition))", rank: 1)
     }
 
     /// Follows `path` from `row` by name, as ``FormatEvaluator`` does.
