@@ -213,18 +213,40 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// relationship's `Set<ManagedObject>`; `nil` when it has no value (an
     /// optional attribute that is `nil`, an empty to-one relationship).
     ///
-    /// Like Core Data, which raises for a key the model does not define
-    /// (https://developer.apple.com/documentation/coredata/nsmanagedobject/value(forkey:)),
-    /// this stops the program with a message naming the entity and the key,
-    /// in release builds too; also for an object that was never inserted.
+    /// A key the entity does not have goes to ``value(forUndefinedKey:)``,
+    /// as in Core Data (<https://developer.apple.com/documentation/coredata/nsmanagedobject/value(forkey:)>).
+    /// Reading an object that was never inserted stops the program with a
+    /// message naming the entity and the key, in release builds too.
     public final func value(forKey key: String) -> Any? {
         guard let entity = _entity else {
-            preconditionFailure("Coherence: cannot read \(Self.entityName).\(key): the object belongs to no context; insert it first")
+            fatalError("Coherence: cannot read \(Self.entityName).\(key): the object belongs to no context; insert it first")
         }
-        guard let index = entity.indexByName[key] else {
-            preconditionFailure("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
-        }
+        guard let index = entity.indexByName[key] else { return value(forUndefinedKey: key) }
         return _readProperty(at: index, entity: entity)
+    }
+
+    /// The value of a key that is not a property of the entity, asked for by
+    /// ``value(forKey:)``: Foundation's `value(forUndefinedKey:)`. Core Data
+    /// reads a class's computed `@objc` properties by name through the
+    /// Objective-C runtime, which Linux does not have; override this to
+    /// offer them by name, for a fetched results controller's
+    /// `sectionNameKeyPath` or any code that reads values by key:
+    ///
+    /// ```swift
+    /// @objc var initial: String { String(name.prefix(1)) }   // as in Core Data
+    ///
+    /// override func value(forUndefinedKey key: String) -> Any? {
+    ///     key == "initial" ? initial : super.value(forUndefinedKey: key)
+    /// }
+    /// ```
+    ///
+    /// The default stops the program with a message naming the entity and
+    /// the key, in release builds too, as Foundation raises
+    /// `NSUndefinedKeyException`.
+    /// <https://developer.apple.com/documentation/objectivec/nsobject-swift.class/value(forundefinedkey:)>
+    open func value(forUndefinedKey key: String) -> Any? {
+        fatalError("Coherence: \(_entity?.name ?? Self.entityName) is not key value coding-compliant for the key \"\(key)\": "
+                   + "the entity has no such property (override value(forUndefinedKey:) to offer a computed one)")
     }
 
     /// Sets the named attribute or relationship, with change tracking, like

@@ -44,10 +44,14 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
     /// grouped into sections by the string `sectionNameKeyPath` if given, as
     /// Core Data's initializer takes it: an attribute's name (`"section"`),
     /// or a path of to-one relationships ending at an attribute
-    /// (`"server.name"`). A section's name is the attribute's value: a
-    /// string as it is, a Boolean "1" or "0", another value its
-    /// description, "" for `nil`. Traps, naming the entity and the key, for
-    /// a key the model does not have there (Core Data raises).
+    /// (`"server.name"`), or a computed property of the class that it
+    /// offers by name through ``ManagedObject/value(forUndefinedKey:)``
+    /// (Core Data reads `@objc` computed properties by name). A section's
+    /// name is the value: a string as it is, a Boolean "1" or "0", another
+    /// value its description, "" for `nil`. Traps, naming the entity and
+    /// the key, for a relationship where an attribute must be, and, when
+    /// sections are first made, for a key neither the model nor the class
+    /// offers (Core Data raises).
     ///
     /// Sort by the section first, as Core Data requires, so that objects are
     /// contiguous within their section; sections are in the order of their

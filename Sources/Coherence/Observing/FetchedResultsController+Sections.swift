@@ -71,7 +71,7 @@ extension AnyFetchedResultsController {
         for (index, range) in sectionRanges.enumerated() where indexTitle(forSectionName: range.name) == title {
             return index
         }
-        preconditionFailure("Coherence: no section of the \(entity.name) fetched results controller has the index title \"\(title)\"")
+        fatalError("Coherence: no section of the \(entity.name) fetched results controller has the index title \"\(title)\"")
     }
 
     /// A section's index title, as the delegate (or by default the
@@ -101,29 +101,32 @@ enum SectionKey {
     }
 
     /// Resolves `path` (`"section"`, `"server.name"`) from `entity` through
-    /// the model; traps, naming the entity and the key, for a key that is
-    /// not an attribute or to-one relationship on the way, as Core Data
-    /// raises for a key it cannot read.
+    /// the model; traps, naming the entity and the key, for a key on the way
+    /// that is not a to-one relationship, or a last key that is a
+    /// relationship, as Core Data raises for a key it cannot read. A last
+    /// key that is no property is read with `value(forKey:)`, which asks
+    /// the class's ``ManagedObject/value(forUndefinedKey:)``.
     static func resolve(_ path: String, entity: EntityDescription, in context: ManagedObjectContext) -> SectionKey {
         let keys = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var current = entity
         for key in keys.dropLast() {
             guard let relationship = current.relationship(named: key) else {
-                preconditionFailure("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: "
+                fatalError("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: "
                     + "\(current.name) has no relationship named \"\(key)\"")
             }
             guard !relationship.isToMany else {
-                preconditionFailure("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: "
+                fatalError("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: "
                     + "\(current.name).\(key) is a to-many relationship; a section needs one value")
             }
             current = context.entity(for: relationship.destinationType)
         }
+        // The last key is an attribute, or a computed property the class
+        // offers through `value(forUndefinedKey:)` (Core Data reads `@objc`
+        // computed properties by name).
         let last = keys.last ?? ""
-        guard current.attribute(named: last) != nil else {
-            let reason = current.relationship(named: last) != nil
-                ? "\(current.name).\(last) is a relationship; the key path must end at an attribute"
-                : "\(current.name) has no attribute named \"\(last)\""
-            preconditionFailure("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: \(reason)")
+        if current.relationship(named: last) != nil {
+            fatalError("Coherence: the section name key path \"\(path)\" of a \(entity.name) fetched results controller: "
+                + "\(current.name).\(last) is a relationship; the key path must end at an attribute")
         }
         return .path(relationships: Array(keys.dropLast()), attribute: last)
     }
