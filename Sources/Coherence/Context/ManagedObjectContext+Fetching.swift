@@ -28,6 +28,10 @@ extension ManagedObjectContext {
     /// evaluation, O(n log n) in the objects of the entity.
     public func fetch<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [Result] {
         _assertOnQueue()
+        requireObjectResults(request)
+        if let stores = request.affectedStores, let filter = affectedStoreFilter(stores) {
+            return try window(fetch(filter.unwindowed(request)).filter { filter.contains($0.objectID) }, like: request)
+        }
         processPendingChanges()
         // Without prefetching, objects are filled (and `awakeFromFetch()`
         // called) as the store's rows are turned into objects, while their
@@ -48,6 +52,9 @@ extension ManagedObjectContext {
     /// The IDs of the objects `fetch(request)` would return.
     public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
         _assertOnQueue()
+        if let stores = request.affectedStores, let filter = affectedStoreFilter(stores) {
+            return try window(fetchObjectIDs(filter.unwindowed(request)).filter(filter.contains), like: request)
+        }
         processPendingChanges()
         return try matchingObjects(request).map(\.objectID)
     }
@@ -56,6 +63,7 @@ extension ManagedObjectContext {
     /// store when no pending change of the entity can affect it.
     public func count<Result: ManagedObject>(for request: FetchRequest<Result>) throws -> Int {
         _assertOnQueue()
+        if let stores = request.affectedStores, affectedStoreFilter(stores) != nil { return try fetchObjectIDs(request).count }
         processPendingChanges()
         let entity = try entity(of: request)
         if !request.evaluatesPredicateInMemory,

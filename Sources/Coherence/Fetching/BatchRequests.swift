@@ -202,6 +202,32 @@ public final class BatchDeleteRequest<Entity: ManagedObject>: @unchecked Sendabl
     }
 }
 
+extension BatchDeleteRequest where Entity == ManagedObject {
+    /// ``init(fetchRequest:)-(FetchRequest<Entity>)`` for a request whose
+    /// results are not objects (`FetchRequest<FetchRequestResult>`,
+    /// `FetchRequest<ManagedObjectID>`), as Core Data code passes one. The
+    /// request must name its entity, and its predicate must read objects by
+    /// name (`Predicate(format:)`); otherwise the program stops with a
+    /// message saying so, as Core Data raises.
+    @_disfavoredOverload
+    public convenience init<Result>(fetchRequest: FetchRequest<Result>) {
+        guard let name = fetchRequest.entityName ?? (Result.self as? ManagedObject.Type).flatMap({ EntityRegistry.entity(of: $0)?.name }) else {
+            fatalError("Coherence: BatchDeleteRequest(fetchRequest:) needs a request that names its entity; this FetchRequest<\(Result.self)> names none")
+        }
+        var predicate: Predicate<ManagedObject>?
+        if let original = fetchRequest.predicate {
+            guard let retyped = retypedPredicate(original, as: ManagedObject.self) else {
+                fatalError("Coherence: BatchDeleteRequest(fetchRequest:) for \(name): the predicate of a FetchRequest<\(Result.self)> "
+                           + "must be a format predicate to be read on \(name) objects")
+            }
+            predicate = retyped
+        }
+        self.init(predicate: predicate)
+        includesSubentities = fetchRequest.includesSubentities
+        entityName = name
+    }
+}
+
 /// A batch request as a store sees it: store values, entity, predicate.
 public enum StoreBatchRequest: Sendable {
     /// Insert one row per element of `rows` (values in the entity's

@@ -1,11 +1,17 @@
 import Foundation
 
-/// What Core Data's `NSFetchRequestResult` names: the kind of object a
-/// ``FetchRequest`` returns. Every ``ManagedObject`` is one, and gets Core
-/// Data's `fetchRequest()` class method from it.
-public protocol FetchRequestResult: AnyObject {}
+/// What Core Data's `NSFetchRequestResult` names: what a ``FetchRequest``
+/// returns. Managed objects, their IDs, `NSDictionary` (dictionary results)
+/// and `NSNumber` (a count) are; `FetchRequest<FetchRequestResult>` is
+/// Core Data's untyped request, whose results are cast as Core Data code
+/// casts them. Every ``ManagedObject`` gets Core Data's `fetchRequest()`
+/// class method from it.
+public protocol FetchRequestResult {}
 
 extension ManagedObject: FetchRequestResult {}
+extension ManagedObjectID: FetchRequestResult {}
+extension NSDictionary: FetchRequestResult {}
+extension NSNumber: FetchRequestResult {}
 
 extension FetchRequestResult where Self: ManagedObject {
     /// A request for the objects of this class's entity, as the
@@ -28,12 +34,14 @@ extension FetchRequestResult where Self: ManagedObject {
 
 extension FetchRequest {
     /// The entity the request fetches, as Core Data's `entity`: the one
-    /// ``entityName`` names, or `Result`'s (from the last model built with
-    /// it, see ``ManagedObject/entity()``). Setting it sets ``entityName``.
+    /// ``entityName`` names, or `Result`'s when `Result` is an entity's
+    /// class (from the last model built with it, see
+    /// ``ManagedObject/entity()``). Setting it sets ``entityName``.
     public var entity: EntityDescription? {
         get {
-            guard let name = entityName else { return EntityRegistry.entity(of: Result.self) }
-            return EntityRegistry.entity(ofName: name, below: Result.self)
+            let objectClass = Result.self as? ManagedObject.Type
+            guard let name = entityName else { return objectClass.flatMap(EntityRegistry.entity(of:)) }
+            return EntityRegistry.entity(ofName: name, below: objectClass ?? ManagedObject.self)
         }
         set { entityName = newValue?.name }
     }

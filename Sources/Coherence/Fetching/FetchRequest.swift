@@ -16,8 +16,14 @@ import Foundation
 /// handed to another queue (`Sendable`); a fetch reads the request when it
 /// starts. ``copy()`` makes an independent request.
 ///
+/// `Result` is usually the entity's class. As in Core Data, a request for
+/// an entity given by name may ask for other results with ``resultType``:
+/// `FetchRequest<ManagedObjectID>`, `FetchRequest<NSDictionary>`,
+/// `FetchRequest<NSNumber>` (a count) or `FetchRequest<FetchRequestResult>`
+/// (any of them); see ``ManagedObjectContext/fetch(_:)-(FetchRequest<Result>)``.
+///
 /// **Complexity:** O(1) to read or set a property.
-public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
+public final class FetchRequest<Result>: @unchecked Sendable {
     /// The request's settings, as one value (under `lock`).
     struct Settings {
         var predicate: Predicate<Result>? = nil
@@ -33,10 +39,16 @@ public final class FetchRequest<Result: ManagedObject>: @unchecked Sendable {
         var includesSubentities: Bool = true
         var entityName: String? = nil
         var includesPropertyValues: Bool = true
+        var resultType: FetchRequestResultType = .managedObjectResultType
+        var propertiesToFetch: [PropertyToFetch]? = nil
+        var propertiesToGroupBy: [String]? = nil
+        var havingPredicate: HavingPredicate? = nil
+        var returnsDistinctResults: Bool = false
+        var affectedStores: [any PersistentStore]? = nil
     }
 
-    private let lock = NSLock()
-    private var settings: Settings
+    let lock = NSLock()
+    var settings: Settings
 
     /// Which objects match; `nil` for all objects of the entity.
     public var predicate: Predicate<Result>? {
@@ -181,9 +193,23 @@ public enum FetchError: Error, Sendable, CustomStringConvertible {
     /// A fetch request names an entity the model does not have
     /// (``FetchRequest/init(entityName:predicate:sortBy:)``).
     case unknownEntity(name: String)
+    /// A request whose `Result` is not an entity's class
+    /// (`FetchRequest<NSDictionary>`, `FetchRequest<FetchRequestResult>`)
+    /// names no entity: set its ``FetchRequest/entityName`` or
+    /// ``FetchRequest/entity``, as Core Data requires.
+    case noEntity(resultType: String)
+    /// A request for results that are not objects has a predicate Coherence
+    /// cannot read on the entity's objects: only format predicates
+    /// (`Predicate(format:)`, `Predicate(value:)` and ``CompoundPredicate``s
+    /// of them) can be.
+    case predicateNotOnObjects(resultType: String)
 
     public var description: String {
         switch self {
+        case .noEntity(let type):
+            "a FetchRequest<\(type)> names no entity; set its entityName or entity"
+        case .predicateNotOnObjects(let type):
+            "the predicate of a FetchRequest<\(type)> is not a format predicate, so it cannot be read on the entity's objects; use Predicate(format:)"
         case .predicateEvaluationFailed(let entity, let reason):
             "the predicate of a \(entity) fetch could not be evaluated: \(reason)"
         case .unsupportedPredicate(let entity, let construct):

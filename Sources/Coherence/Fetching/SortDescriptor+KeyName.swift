@@ -50,6 +50,62 @@ extension SortDescriptor where Compared: ManagedObject {
     }
 }
 
+extension SortDescriptor where Compared: FetchRequestResult {
+    /// A sort descriptor by attribute name for a request whose results are
+    /// not objects (`FetchRequest<NSDictionary>`, `FetchRequest<ManagedObjectID>`):
+    /// Core Data's `NSSortDescriptor(key:ascending:)`. The fetch sorts the
+    /// entity's objects by the attribute; see ``init(key:order:)``.
+    public init(key: String, order: SortOrder = .forward) {
+        self.init(\Compared.[_sortKeyName: SortKeyName(name: key)], order: order)
+    }
+
+    /// ``init(key:order:)`` with Core Data's `ascending` flag.
+    public init(key: String, ascending: Bool) {
+        self.init(key: key, order: ascending ? .forward : .reverse)
+    }
+}
+
+extension SortDescriptor where Compared == any FetchRequestResult {
+    /// A sort descriptor by attribute name for Core Data's untyped request
+    /// (`FetchRequest<FetchRequestResult>`): `NSSortDescriptor(key:ascending:)`.
+    public init(key: String, order: SortOrder = .forward) {
+        self.init(\Compared.[_sortKeyName: SortKeyName(name: key)], order: order)
+    }
+
+    /// ``init(key:order:)`` with Core Data's `ascending` flag.
+    public init(key: String, ascending: Bool) {
+        self.init(key: key, order: ascending ? .forward : .reverse)
+    }
+}
+
+extension FetchRequestResult {
+    /// The key path of a by-name sort descriptor for results that are not
+    /// objects: only its index (the name) matters; the fetch sorts the
+    /// entity's objects by it. Sorting such results outside a fetch stops
+    /// the program, as Core Data's key-value coding raises.
+    subscript(_sortKeyName key: SortKeyName) -> KeyedSortValue {
+        fatalError("Coherence: \(type(of: self)) values cannot be sorted by the key \"\(key.name)\"; a fetch sorts its entity's objects by it")
+    }
+}
+
+extension SortDescriptor {
+    /// The attribute name of a by-name descriptor made for results that are
+    /// not objects (``init(key:order:)``), found among `names`; `nil` for
+    /// any other descriptor.
+    func attributeName(among names: [String]) -> String? {
+        guard let keyPath else { return nil }
+        let path = keyPath as AnyKeyPath
+        if Compared.self == (any FetchRequestResult).self {
+            return names.first { path == \(any FetchRequestResult).[_sortKeyName: SortKeyName(name: $0)] }
+        }
+        guard let resultType = Compared.self as? any FetchRequestResult.Type else { return nil }
+        func find<T: FetchRequestResult>(_: T.Type) -> String? {
+            names.first { path == \T.[_sortKeyName: SortKeyName(name: $0)] }
+        }
+        return find(resultType)
+    }
+}
+
 /// The index of a by-name sort key path: an attribute name.
 struct SortKeyName: Hashable, Sendable {
     let name: String
@@ -86,7 +142,7 @@ extension ManagedObject {
         guard let entity = _entity else { return KeyedSortValue(name: key.name, value: .none) }
         guard let index = entity.indexByName[key.name], index < entity.attributes.count,
               SortValue.sortsByStoreValue(entity.attributes[index].attributeType) else {
-            preconditionFailure("Coherence: cannot sort \(entity.name) objects by \"\(key.name)\": the entity has no attribute of that name that can be ordered")
+            fatalError("Coherence: cannot sort \(entity.name) objects by \"\(key.name)\": the entity has no attribute of that name that can be ordered")
         }
         return KeyedSortValue(name: key.name, value: _readProperty(at: index, entity: entity).map { SortValue($0) } ?? .none)
     }

@@ -61,7 +61,9 @@ extension Predicate {
     ///   - arguments: one argument per substitution, in order.
     /// - Precondition: the format is well formed, with one argument of the
     ///   right type per substitution; the predicate has one input, a
-    ///   ``ManagedObject`` subclass.
+    ///   ``ManagedObject`` subclass or, for a request for other results, its
+    ///   result type (`Predicate<FetchRequestResult>`, `Predicate<NSDictionary>`):
+    ///   such a predicate is read on the entity's objects by the fetch.
     /// <https://developer.apple.com/library/mac/documentation/Cocoa/Conceptual/Predicates/Articles/pSyntax.html>
     public init(format: String, _ arguments: Any?...) {
         self.init(format: format, argumentArray: arguments)
@@ -101,13 +103,14 @@ extension Predicate {
     /// - Throws: ``PredicateFormatError``, as ``init(validatingFormat:_:)``.
     public init(validatingFormat format: String, argumentArray arguments: [Any?]) throws(PredicateFormatError) {
         var inputs = 0
-        var allObjects = true
+        var allResults = true
         for type in repeat (each Input).self {
             inputs += 1
-            if !(type is ManagedObject.Type) { allObjects = false }
+            if !(type is any FetchRequestResult.Type) && type != (any FetchRequestResult).self { allResults = false }
         }
-        if inputs != 1 || !allObjects { // fatalError: the message prints in release builds too
-            fatalError("Coherence: Predicate(format:) makes predicates over one ManagedObject subclass, not \((repeat (each Input).self))")
+        if inputs != 1 || !allResults { // fatalError: the message prints in release builds too
+            fatalError("Coherence: Predicate(format:) makes predicates over one ManagedObject subclass (or a fetch request's "
+                       + "result type, such as FetchRequestResult or NSDictionary), not \((repeat (each Input).self))")
         }
         var parser = try FormatParser(format: format, arguments: arguments)
         let node = try parser.parse()
