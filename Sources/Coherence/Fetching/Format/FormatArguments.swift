@@ -59,6 +59,9 @@ extension FormatParser {
         case let decimal as Decimal: return FormatValue(.decimal(decimal))
         case let id as ManagedObjectID: return .objectID(id)
         case let object as ManagedObject: return .objectID(object.objectID)
+        // History fetch requests: `changedEntity == %@`, `token > %@`.
+        case let entity as EntityDescription: return .string(entity.name)
+        case let token as PersistentHistoryToken: return .integer(token.transactionNumber)
         case let raw as any RawRepresentable: return constant(unwrap(raw.rawValue))
         default: return nil
         }

@@ -35,6 +35,15 @@ public final class PersistentHistoryChangeRequest: CustomStringConvertible {
     /// `author` or `contextName`); Coherence offers this typed filter, which
     /// the store evaluates in SQL.
     public var transactionFilter: PersistentHistoryTransactionFilter?
+    /// Core Data's way to filter a history fetch: a fetch request on the
+    /// transactions (``PersistentHistoryTransaction/fetchRequest``) or on
+    /// the changes (``PersistentHistoryChange/fetchRequest``) with a format
+    /// predicate, and a `fetchLimit`. Only the transactions it matches are
+    /// returned; for the changes' request, with only the changes it
+    /// matches. Evaluated on the transactions the rest of the request
+    /// selects. Ignored by deletions.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/fetchrequest>
+    public var fetchRequest: FetchRequest<FetchRequestResult>?
 
     init(kind: Kind, token: PersistentHistoryToken?) {
         self.kind = kind
@@ -51,6 +60,17 @@ public final class PersistentHistoryChangeRequest: CustomStringConvertible {
     /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/fetchhistory(after:)-3rmfm>
     public static func fetchHistory(after token: PersistentHistoryToken?) -> PersistentHistoryChangeRequest {
         PersistentHistoryChangeRequest(kind: .fetchAfterToken, token: token)
+    }
+
+    /// The transactions `fetchRequest` selects (a request on
+    /// ``PersistentHistoryTransaction/fetchRequest`` or
+    /// ``PersistentHistoryChange/fetchRequest``), in the whole history, as
+    /// Core Data's `fetchHistory(withFetch:)`.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychangerequest/fetchhistory(withfetch:)>
+    public static func fetchHistory(withFetch fetchRequest: FetchRequest<FetchRequestResult>) -> PersistentHistoryChangeRequest {
+        let request = PersistentHistoryChangeRequest(kind: .fetchAfterToken, token: nil)
+        request.fetchRequest = fetchRequest
+        return request
     }
 
     /// The transactions committed after `date`, in commit order.

@@ -24,7 +24,18 @@ extension PersistentStoreCoordinator {
         guard let historyStore = store as? any PersistentHistoryStore else {
             throw PersistentHistoryError.notSupported(storeType: store.type)
         }
-        return try historyStore.executeHistory(request)
+        guard let fetchRequest = request.fetchRequest, !request.isDeletion else { return try historyStore.executeHistory(request) }
+        // Core Data's fetch request on transactions or changes: read what
+        // the rest of the request selects, with the changes the predicate
+        // or the result needs, then select.
+        let filter = try PersistentHistoryFetchFilter(fetchRequest)
+        let read = PersistentHistoryChangeRequest(kind: request.kind, token: request.token)
+        read.transactionFilter = request.transactionFilter
+        read.resultType = filter.readsChanges || request.resultType.needsChanges ? .transactionsAndChanges : .transactionsOnly
+        let selected = try filter.select(historyStore.executeHistory(read).transactions)
+        let kept = request.resultType == .transactionsOnly || request.resultType.needsChanges
+        let transactions = request.resultType.needsChanges ? selected : selected.map(\.withoutChanges)
+        return PersistentHistoryResult(resultType: request.resultType, transactions: kept ? transactions : [], count: selected.count)
     }
 }
 

@@ -1,0 +1,131 @@
+import Foundation
+
+// Core Data's fetch requests on persistent history: a request on the
+// transaction or change "entity" with a format predicate, handed to a
+// history fetch (`fetchHistory(withFetch:)` or `fetchRequest`).
+
+extension PersistentHistoryTransaction {
+    /// The name of the transactions' entity in history fetch requests.
+    static let entityName = "NSPersistentHistoryTransaction"
+
+    /// A fetch request on transactions, for ``PersistentHistoryChangeRequest/fetchRequest``,
+    /// as Core Data's `NSPersistentHistoryTransaction.fetchRequest`. Its
+    /// format predicate may use `author`, `contextName`, `timestamp`,
+    /// `token`, `transactionNumber` and `storeID`:
+    ///
+    /// ```swift
+    /// let request = PersistentHistoryChangeRequest.fetchHistory(after: lastToken)
+    /// if let transactions = PersistentHistoryTransaction.fetchRequest {
+    ///     transactions.predicate = Predicate(format: "author != %@", "app")
+    ///     request.fetchRequest = transactions
+    /// }
+    /// ```
+    ///
+    /// Never `nil` (Core Data's is optional, so code that unwraps it ports
+    /// unchanged).
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorytransaction/fetchrequest>
+    public static var fetchRequest: FetchRequest<FetchRequestResult>? {
+        FetchRequest<FetchRequestResult>(entityName: entityName)
+    }
+
+    /// The transaction without its changes (for ``PersistentHistoryResultType/transactionsOnly``).
+    var withoutChanges: PersistentHistoryTransaction {
+        PersistentHistoryTransaction(timestamp: timestamp, author: author, contextName: contextName,
+                                     transactionNumber: transactionNumber, storeID: storeID, changes: nil)
+    }
+
+    /// The record a transaction predicate reads.
+    func formatValue(forKey key: String) -> FormatValue? {
+        switch key {
+        case "author": author.map { .string($0) } ?? .null
+        case "contextName": contextName.map { .string($0) } ?? .null
+        case "timestamp": .double(timestamp.timeIntervalSinceReferenceDate)
+        case "token", "transactionNumber": .integer(transactionNumber)
+        case "storeID": .string(storeID)
+        case "bundleID", "processID": .null
+        default: nil
+        }
+    }
+}
+
+extension PersistentHistoryChange {
+    /// The name of the changes' entity in history fetch requests.
+    static let entityName = "NSPersistentHistoryChange"
+
+    /// A fetch request on changes, for ``PersistentHistoryChangeRequest/fetchRequest``,
+    /// as Core Data's `NSPersistentHistoryChange.fetchRequest`. Its format
+    /// predicate may use `changedEntity` (compared with an entity's name or
+    /// its ``EntityDescription``), `changedObjectID`, `changeType` (the raw
+    /// value of ``PersistentHistoryChangeType``), `changeID`, and the
+    /// transaction's keys after `transaction.` (`transaction.author`).
+    /// Never `nil`.
+    /// <https://developer.apple.com/documentation/coredata/nspersistenthistorychange/fetchrequest>
+    public static var fetchRequest: FetchRequest<FetchRequestResult>? {
+        FetchRequest<FetchRequestResult>(entityName: entityName)
+    }
+
+    /// The record a change predicate reads, with its transaction's values.
+    func formatValue(forKey key: String, in transaction: PersistentHistoryTransaction) -> FormatValue? {
+        switch key {
+        case "changedEntity": .string(changedObjectID.entityName)
+        case "changedObjectID": .objectID(changedObjectID)
+        case "changeType": .integer(Int64(changeType.rawValue))
+        case "changeID": .integer(changeID)
+        default:
+            key.hasPrefix("transaction.") ? transaction.formatValue(forKey: String(key.dropFirst("transaction.".count))) : nil
+        }
+    }
+}
+
+/// A history fetch's ``PersistentHistoryChangeRequest/fetchRequest``, ready
+/// to select transactions and changes.
+struct PersistentHistoryFetchFilter {
+    /// Whether the predicate reads changes (rather than transactions).
+    let readsChanges: Bool
+    let node: FormatNode?
+    let fetchLimit: Int
+
+    /// - Throws: ``FetchError/unknownEntity(name:)`` for a request on any
+    ///   other entity; ``FetchError/predicateNotOnObjects(resultType:)`` for
+    ///   a predicate that is not a format predicate.
+    init(_ request: FetchRequest<FetchRequestResult>) throws {
+        switch request.entityName {
+        case PersistentHistoryTransaction.entityName?: readsChanges = false
+        case PersistentHistoryChange.entityName?: readsChanges = true
+        default: throw FetchError.unknownEntity(name: request.entityName ?? "")
+        }
+        if let predicate = request.predicate {
+            guard let format = predicate.expression as? any FormatPredicateExpressionProtocol else {
+                throw FetchError.predicateNotOnObjects(resultType: "FetchRequestResult")
+            }
+            node = format.node
+        } else {
+            node = nil
+        }
+        fetchLimit = request.fetchLimit
+    }
+
+    /// The transactions that match, in order; for a change predicate, those
+    /// with a matching change, holding only those changes.
+    func select(_ transactions: [PersistentHistoryTransaction]) throws -> [PersistentHistoryTransaction] {
+        var selected: [PersistentHistoryTransaction] = []
+        for transaction in transactions {
+            if fetchLimit > 0, selected.count == fetchLimit { break }
+            guard let node else { selected.append(transaction); continue }
+            if !readsChanges {
+                if try FormatRecordEvaluator.evaluate(node, entity: PersistentHistoryTransaction.entityName, value: transaction.formatValue(forKey:)) {
+                    selected.append(transaction)
+                }
+                continue
+            }
+            let changes = try (transaction.changes ?? []).filter { change in
+                try FormatRecordEvaluator.evaluate(node, entity: PersistentHistoryChange.entityName) { change.formatValue(forKey: $0, in: transaction) }
+            }
+            if !changes.isEmpty {
+                selected.append(PersistentHistoryTransaction(timestamp: transaction.timestamp, author: transaction.author, contextName: transaction.contextName,
+                                                             transactionNumber: transaction.transactionNumber, storeID: transaction.storeID, changes: changes))
+            }
+        }
+        return selected
+    }
+}
