@@ -141,7 +141,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
         }
         components.queryItems = items.isEmpty ? nil : items
         guard let url = components.url else {
-            preconditionFailure("PostgreSQL configuration for \(host) does not make a URL")
+            fatalError("PostgreSQL configuration for \(host) does not make a URL")
         }
         return url
     }

@@ -60,7 +60,7 @@ package final class PostgresConnections: SQLConnections {
     /// - Throws: ``StoreError/serverUnreachable(host:port:reason:)`` when TLS
     ///   is asked for and cannot be set up.
     package init(configuration: PostgresConfiguration, maximumConnections: Int = 4) throws {
-        precondition(maximumConnections > 0, "PostgresConnections needs at least one connection")
+        if maximumConnections <= 0 { fatalError("Coherence: PostgresConnections needs at least one connection, not \(maximumConnections)") }
         self.configuration = configuration
         self.maximumConnections = maximumConnections
         var logger = Logger(label: "Coherence.Postgres")
@@ -302,7 +302,7 @@ package final class PostgresConnections: SQLConnections {
     /// postgres-nio would deadlock.
     static func preconditionNotOnEventLoop() {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
-            preconditionFailure(
+            fatalError(
                 "Coherence's PostgreSQL store was called on a SwiftNIO event loop, which it would block: "
                     + "call Coherence from a managed object context's queue (perform), the main thread "
                     + "or a task, not from an event loop"

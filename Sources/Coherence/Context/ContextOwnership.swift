@@ -104,7 +104,7 @@ final class ContextOwnership: @unchecked Sendable {
 
     private func release() {
         depth -= 1
-        precondition(depth == 0, "Coherence: a context was released by a block that did not hold it")
+        require(depth == 0, "Coherence: a context was released by a block that did not hold it")
         condition.lock()
         owner.store(0, ordering: .relaxed)
         servedTicket += 1

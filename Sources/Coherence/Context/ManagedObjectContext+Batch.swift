@@ -15,7 +15,7 @@ extension ManagedObjectContext {
     public func execute<Entity: ManagedObject>(_ request: BatchInsertRequest<Entity>) throws -> PersistentStoreResult {
         _assertOnQueue()
         let entity = try entity(named: request.entityName, as: Entity.self)
-        if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert objects of one of its sub-entities") }
+        if entity.isAbstract { fatalError("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert objects of one of its sub-entities") }
         let rows = try request.objects.map { try storeRow(for: $0, entity: entity) }
         // Uniqueness constraints are resolved by a save (with this context's
         // merge policy), as for objects inserted one by one.

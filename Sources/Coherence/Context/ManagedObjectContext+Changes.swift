@@ -44,7 +44,7 @@ extension ManagedObjectContext {
         do {
             ids = try knownIDs ?? source.relatedObjectIDs(of: object.objectID, relationship: relationship)
         } catch {
-            preconditionFailure("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
+            fatalError("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
         }
         relationship.access.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
         if let snapshot = object._snapshot, case .toManyFault = snapshot.values[relationship.index] {

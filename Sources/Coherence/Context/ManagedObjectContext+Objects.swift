@@ -8,7 +8,7 @@ extension ManagedObjectContext {
     /// The coordinator, which every operation beyond plain property access needs.
     var coordinator: PersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
-            preconditionFailure("Coherence: \(self) has no persistent store coordinator")
+            fatalError("Coherence: \(self) has no persistent store coordinator")
         }
         return coordinator
     }
@@ -17,7 +17,7 @@ extension ManagedObjectContext {
     /// not part of the model (a programming error).
     func entity(for type: ManagedObject.Type) -> EntityDescription {
         guard let entity = coordinator.managedObjectModel.entity(for: type) else {
-            preconditionFailure("Coherence: \(type.entityName) is not an entity of the model of \(self)")
+            fatalError("Coherence: \(type.entityName) is not an entity of the model of \(self)")
         }
         return entity
     }
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
         } catch .objectNotFound {
             return false
         } catch {
-            preconditionFailure("Coherence could not read \(type(of: object).entityName) \(object.objectID): \(error)")
+            fatalError("Coherence could not read \(type(of: object).entityName) \(object.objectID): \(error)")
         }
     }
 
@@ -174,9 +174,9 @@ extension ManagedObjectContext {
             do {
                 object._snapshot = try committedSnapshot(of: object.objectID)
             } catch .objectNotFound {
-                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
+                fatalError("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): the object is not in the store (deleted, or never saved)")
             } catch {
-                preconditionFailure("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): \(error)")
+                fatalError("Coherence could not fulfill a fault for \(entity.name) \(object.objectID): \(error)")
             }
         }
         guard let snapshot = object._snapshot else { return }

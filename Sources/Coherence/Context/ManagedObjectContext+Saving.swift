@@ -295,7 +295,7 @@ extension ManagedObjectContext {
     /// `snapshots` (the objects' new snapshots, in their order), each
     /// object's permanent ID is its snapshot's.
     func adoptPermanentIDs(_ mapping: [ManagedObjectID: ManagedObjectID], for objects: [ManagedObject], snapshots: [Snapshot]? = nil) {
-        precondition(snapshots == nil || snapshots?.count == objects.count, "Coherence: a save returned snapshots for other objects than it saved")
+        require(snapshots == nil || snapshots?.count == objects.count, "Coherence: a save returned snapshots for other objects than it saved")
         guard !mapping.isEmpty else { return }
         derivations.remap(mapping)
         // Only objects with relationships hold IDs to replace: the saved

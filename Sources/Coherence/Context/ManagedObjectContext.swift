@@ -323,11 +323,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func insert(_ object: ManagedObject) {
         _assertOnQueue()
         if object._contextRef === self { return }
-        precondition(object._contextRef == nil, "Coherence: \(object) belongs to another context")
-        precondition(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
+        require(object._contextRef == nil, "Coherence: \(object) belongs to another context")
+        require(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
         let entity = entity(for: type(of: object))
         // Core Data raises for an object of an abstract entity; stop, naming it.
-        if entity.isAbstract { preconditionFailure("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert an object of one of its sub-entities") }
+        if entity.isAbstract { fatalError("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert an object of one of its sub-entities") }
         register(inserted: object, entity: entity)
         derivationTouched(object)
         object.awakeFromInsert()
@@ -365,7 +365,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // context reset, its deletion saved) is left alone, as Core Data
             // leaves it; one of another context is a programming error.
             guard object._contextRef != nil else { return }
-            preconditionFailure("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) belongs to another context; fetch it in this one with object(with: objectID)")
+            fatalError("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) belongs to another context; fetch it in this one with object(with: objectID)")
         }
         if object.isFault {
             // A fault whose row another context deleted is already gone

@@ -59,7 +59,7 @@ extension ManagedObjectContext {
         do {
             return try entity(of: request)
         } catch {
-            preconditionFailure("Coherence: a fetched results controller's request names the entity \"\(request.entityName ?? "")\", which the model of \(self) does not have")
+            fatalError("Coherence: a fetched results controller's request names the entity \"\(request.entityName ?? "")\", which the model of \(self) does not have")
         }
     }
 }

@@ -105,7 +105,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
         self.relationships = relationships
-        precondition(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
+        require(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
         attributeSlots = attributes.map(AttributeSlotEntry.init)
         storedAttributes = attributes.filter { !$0.isTransient }
         columnPropertyIndexes = storedAttributes.map(\.index) + relationships.filter { !$0.isToMany }.map(\.index)

@@ -53,7 +53,7 @@ public struct Relationship<Value: RelationshipValue> {
 
     /// Accepts the empty initial value `nil` or `[]`; relationships start empty.
     public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify) {
-        precondition(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
+        require(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
         self.init(deleteRule: deleteRule)
     }
 
@@ -61,7 +61,7 @@ public struct Relationship<Value: RelationshipValue> {
     public init<Destination: ManagedObject, Inverse: RelationshipValue>(
         wrappedValue: Value, inverse: KeyPath<Destination, Inverse>, deleteRule: DeleteRule = .nullify
     ) {
-        precondition(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
+        require(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
         self.init(inverse: inverse, deleteRule: deleteRule)
     }
 

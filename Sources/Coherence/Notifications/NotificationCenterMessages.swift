@@ -114,7 +114,7 @@ extension ManagedObjectContext {
         let center = NotificationCenter.default
         switch concurrencyType {
         case .mainQueue:
-            precondition(isOnQueue, "Coherence: \(self) posted \(notification.name.rawValue) off the main queue; use the context's perform or performAndWait")
+            require(isOnQueue, "Coherence: \(self) posted \(notification.name.rawValue) off the main queue; use the context's perform or performAndWait")
             // assumeIsolated runs its body at once, on this thread: nothing is sent anywhere.
             nonisolated(unsafe) let notification = notification
             MainActor.assumeIsolated {

@@ -22,7 +22,7 @@ extension ManagedObject {
         }
         guard let context = _contextRef else {
             if _access.contains(.fault) {
-                preconditionFailure("Coherence: cannot read \(Self.entityName) \(objectID): it was invalidated before its values were loaded (its context was reset or its deletion saved)")
+                fatalError("Coherence: cannot read \(Self.entityName) \(objectID): it was invalidated before its values were loaded (its context was reset or its deletion saved)")
             }
             return
         }
@@ -48,11 +48,11 @@ extension ManagedObject {
             return
         }
         guard let found = _withEntity({ $0.indexByOffset[offset] }) else {
-            precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
+            require(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
         }
         guard let index = found else {
-            preconditionFailure("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
+            fatalError("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }
         _prepareForWriteAt(index: index, announce: false)
     }
@@ -70,7 +70,7 @@ extension ManagedObject {
     /// `announce: false` when the caller notifies Observation itself.
     final func _prepareForWriteAt(index: Int, announce: Bool = true) {
         guard let context = _contextRef else {
-            precondition(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
+            require(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
         }
         if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
@@ -93,10 +93,10 @@ extension ManagedObject {
     final func _trapMissingValue(offset: Int) -> Never {
         if _access.contains(.prototype) {
             // Only for a type PlaceholderValue cannot make (a Codable type that rejects placeholders).
-            preconditionFailure("Coherence: a key path reaches a required attribute of \(Self.entityName) at offset \(offset) whose type has no placeholder value; give it an initial value to use it in predicates, sort descriptors, derivations and observed key paths")
+            fatalError("Coherence: a key path reaches a required attribute of \(Self.entityName) at offset \(offset) whose type has no placeholder value; give it an initial value to use it in predicates, sort descriptors, derivations and observed key paths")
         }
         let name = _entity?.indexByOffset[offset].map { _entity!.propertyName(at: $0) } ?? "attribute"
-        preconditionFailure("Coherence: \(Self.entityName).\(name) was read before it was set; it is declared without an initial value")
+        fatalError("Coherence: \(Self.entityName).\(name) was read before it was set; it is declared without an initial value")
     }
 
     /// The objects a relationship's storage refers to, registered in this
@@ -122,14 +122,14 @@ extension ManagedObject {
     final func _setRelationship(offset: Int, to objects: [ManagedObject]) {
         if _access.contains(.prototype) { return }
         guard let entity = _entity, let index = entity.indexByOffset[offset] else {
-            preconditionFailure("Coherence: insert this \(Self.entityName) into a context before setting its relationships")
+            fatalError("Coherence: insert this \(Self.entityName) into a context before setting its relationships")
         }
         _setRelationship(index: index, to: objects)
     }
 
     final func _setRelationship(index: Int, to objects: [ManagedObject]) {
         guard let context = _contextRef else {
-            preconditionFailure("Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object belongs to no context (never inserted, or invalidated)")
+            fatalError("Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object belongs to no context (never inserted, or invalidated)")
         }
         if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
         if _access.contains(.fault) { context._fulfillFault(self) }
@@ -190,7 +190,7 @@ extension ManagedObject {
 
     /// Writes store values into the properties, without change tracking.
     final func _apply(values: Snapshot.Values, entity: EntityDescription) {
-        precondition(values.count >= entity.propertyCount,
+        require(values.count >= entity.propertyCount,
                      "Coherence: a snapshot of \(entity.name) has \(values.count) values for \(entity.propertyCount) properties")
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
         let slots = entity.attributeSlots
@@ -220,7 +220,7 @@ extension ManagedObject {
             }
             try entity.attributes[index].setStoreValue(value, of: self)
         } catch {
-            preconditionFailure("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
+            fatalError("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
         }
     }
 

@@ -63,29 +63,29 @@ extension ManagedObject {
     ///   ``setValue(_:forKey:)``), which keeps inverses in sync.
     public final func setPrimitiveValue(_ value: Any?, forKey key: String) {
         let (entity, index) = _primitiveProperty(key, access: "set")
-        precondition(entity.relationship(at: index) == nil,
+        require(entity.relationship(at: index) == nil,
                      "Coherence: setPrimitiveValue(_:forKey:) sets attributes; set the relationship \(entity.name).\(key) through its property, which keeps its inverse in sync")
         let attribute = entity.attributes[index]
-        precondition(!attribute.isDerived, "Coherence: \(entity.name).\(key) is derived and cannot be set")
+        require(!attribute.isDerived, "Coherence: \(entity.name).\(key) is derived and cannot be set")
         if let context = _contextRef {
             if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
             if _access.contains(.fault) { context._fulfillFault(self) }
         }
         let newValue = value is NSNull ? nil : value
         guard attribute.access.setSwiftValue(newValue, of: self) else {
-            preconditionFailure("Coherence: setPrimitiveValue(_:forKey:) was given a \(type(of: newValue!)) for \(entity.name).\(key), which holds \(attribute.valueType)")
+            fatalError("Coherence: setPrimitiveValue(_:forKey:) was given a \(type(of: newValue!)) for \(entity.name).\(key), which holds \(attribute.valueType)")
         }
     }
 
     /// The entity and property index for a primitive access to `key`.
     private func _primitiveProperty(_ key: String, access: String) -> (EntityDescription, Int) {
-        precondition(!_access.contains(.invalidated),
+        require(!_access.contains(.invalidated),
                      "Coherence: cannot \(access) the primitive value \(Self.entityName).\(key): the object was invalidated (its context was reset or its deletion saved)")
         guard let entity = _entity else {
-            preconditionFailure("Coherence: cannot \(access) the primitive value \(Self.entityName).\(key): insert the object into a context first")
+            fatalError("Coherence: cannot \(access) the primitive value \(Self.entityName).\(key): insert the object into a context first")
         }
         guard let index = entity.indexByName[key] else {
-            preconditionFailure("Coherence: \(entity.name) has no modeled property named \(key); primitive accessors work on modeled properties only")
+            fatalError("Coherence: \(entity.name) has no modeled property named \(key); primitive accessors work on modeled properties only")
         }
         return (entity, index)
     }

@@ -265,13 +265,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// object that belongs to no context (never inserted, or invalidated).
     public final func setValue(_ value: Any?, forKey key: String) {
         guard !_access.contains(.invalidated) else {
-            preconditionFailure("Coherence: cannot set \(Self.entityName).\(key): the object was invalidated (its context was reset or its deletion saved)")
+            fatalError("Coherence: cannot set \(Self.entityName).\(key): the object was invalidated (its context was reset or its deletion saved)")
         }
         guard let entity = _entity else {
-            preconditionFailure("Coherence: cannot set \(Self.entityName).\(key): the object belongs to no context; insert it first")
+            fatalError("Coherence: cannot set \(Self.entityName).\(key): the object belongs to no context; insert it first")
         }
         guard let index = entity.indexByName[key] else {
-            preconditionFailure("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
+            fatalError("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
         }
         if let relationship = entity.relationship(at: index) {
             var objects: [ManagedObject]?
@@ -284,18 +284,18 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
             }
             guard let objects, objects.allSatisfy({ isSameOrSubclass(type(of: $0), of: relationship.destinationType) }) else {
                 let expected = relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
-                preconditionFailure("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
+                fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
             }
             _setRelationship(index: index, to: objects)
             return
         }
         let attribute = entity.attributes[index]
         guard !attribute.isDerived else {
-            preconditionFailure("Coherence: cannot set \(entity.name).\(key): the property is derived; Coherence keeps it current")
+            fatalError("Coherence: cannot set \(entity.name).\(key): the property is derived; Coherence keeps it current")
         }
         _prepareForWriteAt(index: index)
         guard attribute.access.setSwiftValue(value is NSNull ? nil : value, of: self) else {
-            preconditionFailure("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
+            fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
         }
     }
 

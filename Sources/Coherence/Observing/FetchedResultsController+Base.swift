@@ -105,7 +105,7 @@ public class AnyFetchedResultsController {
 
     /// Fetches the results, unordered, ignoring any fetch limit or offset.
     func fetchResults() throws -> [ManagedObject] {
-        preconditionFailure("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
+        fatalError("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
     }
 
     /// Whether objects of the entity's sub-entities are results too
@@ -114,12 +114,12 @@ public class AnyFetchedResultsController {
 
     /// Whether `object` (of the fetched entity) matches the predicate.
     func matchesPredicate(_ object: ManagedObject) -> Bool {
-        preconditionFailure("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
+        fatalError("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
     }
 
     /// The values of the sort descriptors for `object`.
     func sortValues(of object: ManagedObject) -> [SortValue] {
-        preconditionFailure("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
+        fatalError("Coherence: AnyFetchedResultsController is only the base of FetchedResultsController")
     }
 
     // MARK: Results
@@ -207,7 +207,7 @@ public class AnyFetchedResultsController {
     /// The entry at an index path.
     func entryIndex(at indexPath: IndexPath) -> Int {
         let range = sectionRanges[indexPath.sectionIndex]
-        precondition(indexPath.itemIndex < range.count, "Coherence: \(indexPath) is outside the \(entity.name) results")
+        require(indexPath.itemIndex < range.count, "Coherence: \(indexPath) is outside the \(entity.name) results")
         return range.start + indexPath.itemIndex
     }
 

@@ -109,7 +109,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         @inline(__always)
         private func next() -> (index: Int, slot: SnapshotLayout.Slot, word: UnsafeMutablePointer<UInt64>) {
             let index = header.pointee.count
-            precondition(index < layout.count, "a snapshot of \(header.pointee.objectID.entityName) was given more than \(layout.count) values")
+            require(index < layout.count, "a snapshot of \(header.pointee.objectID.entityName) was given more than \(layout.count) values")
             let slot = layout.slots[index]
             return (index, slot, words + layout.bitmapWords + slot.word)
         }
@@ -126,7 +126,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             case (.date, .date(let date)): word.initialize(to: date.timeIntervalSinceReferenceDate.bitPattern)
             case (.whole, _): UnsafeMutableRawPointer(word).initializeMemory(as: StoreValue.self, to: value)
             default:
-                preconditionFailure("a snapshot of \(header.pointee.objectID.entityName) was given \(value) for a value of kind \(slot.kind)")
+                fatalError("a snapshot of \(header.pointee.objectID.entityName) was given \(value) for a value of kind \(slot.kind)")
             }
             header.pointee.count += 1
         }
@@ -135,7 +135,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         @inline(__always)
         mutating func append(integer: Int64) {
             let (_, slot, word) = next()
-            precondition(slot.kind == .integer, "a snapshot of \(header.pointee.objectID.entityName) was given an integer for a value of kind \(slot.kind)")
+            require(slot.kind == .integer, "a snapshot of \(header.pointee.objectID.entityName) was given an integer for a value of kind \(slot.kind)")
             word.initialize(to: UInt64(bitPattern: integer))
             header.pointee.count += 1
         }
@@ -179,7 +179,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         /// order). Traps when `position` is out of range.
         @inline(__always)
         public subscript(position: Int) -> StoreValue {
-            precondition(position >= 0 && position < endIndex, "index \(position) is out of a snapshot's \(endIndex) values")
+            require(position >= 0 && position < endIndex, "index \(position) is out of a snapshot's \(endIndex) values")
             guard let layout else { return storage.withUnsafeMutablePointerToHeader { $0.pointee.array[position] } }
             return storage.withUnsafeMutablePointerToElements { words in
                 if Snapshot.isNull(position, words) { return .null }
@@ -217,7 +217,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
             /// Traps when `position` is out of range.
             @inline(__always)
             subscript(position: Int) -> Int64? {
-                precondition(position >= 0 && position < count, "index \(position) is out of a snapshot's \(count) values")
+                require(position >= 0 && position < count, "index \(position) is out of a snapshot's \(count) values")
                 guard let layout else { return nil }
                 return layout._withUnsafeGuaranteedRef { layout in
                     let slot = layout.slots[position]

@@ -46,7 +46,7 @@ final class SnapshotLayout: @unchecked Sendable {
 
     init(_ kinds: [Kind], entity: ObjectIdentifier? = nil) {
         self.entity = entity
-        precondition(MemoryLayout<StoreValue>.alignment <= 8, "a StoreValue must fit a snapshot's 8-byte words")
+        require(MemoryLayout<StoreValue>.alignment <= 8, "a StoreValue must fit a snapshot's 8-byte words")
         let wholeWords = (MemoryLayout<StoreValue>.size + 7) / 8
         var word = 0
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: kinds.count)

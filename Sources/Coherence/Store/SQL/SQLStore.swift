@@ -187,7 +187,7 @@ package final class SQLStore: Sendable {
         let version = row.int64(offset + 1)
         var column = offset + 2
         let attributeSlots = entity.attributeSlots
-        precondition(layout.count == entity.propertyCount, "Coherence: the snapshot layout of \(entity.name) does not fit it")
+        require(layout.count == entity.propertyCount, "Coherence: the snapshot layout of \(entity.name) does not fit it")
         return try Snapshot(objectID: makeObjectID(entity.managedObjectClass, key: key), version: version, layout: layout) { values in
             for index in attributeSlots.indices {
                 // The most common column, an integer attribute's holding an

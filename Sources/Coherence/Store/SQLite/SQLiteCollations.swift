@@ -32,7 +32,7 @@ enum SQLiteCollations {
         for (position, order) in orders.enumerated() {
             let code = sqlite3_create_collation_v2(
                 db.sqliteConnection, name(of: order), SQLITE_UTF8, UnsafeMutableRawPointer(bitPattern: position + 1), compare, nil)
-            precondition(code == SQLITE_OK, "Coherence: SQLite refused the collation \(name(of: order)) (code \(code))")
+            require(code == SQLITE_OK, "Coherence: SQLite refused the collation \(name(of: order)) (code \(code))")
         }
     }
 
