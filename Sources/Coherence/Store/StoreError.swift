@@ -24,6 +24,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The database (an SQLite file, a PostgreSQL schema) holds tables that
     /// Coherence did not create; it was left untouched.
     case notACoherenceStore(path: String)
+    /// The database is a Coherence store whose own records are damaged
+    /// (its identifier or model description missing or unreadable, an
+    /// entity's table missing): `reason` says which. It was left untouched.
+    case damagedStore(path: String, reason: String)
     /// The store was saved with a model that the current one cannot migrate
     /// from; the file was left untouched.
     case incompatibleModel(reason: String)
@@ -70,12 +74,14 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path) is not an SQLite database; it was left untouched"
         case .notACoherenceStore(let path):
             "\(path) holds tables that Coherence did not create; it was left untouched"
+        case .damagedStore(let path, let reason):
+            "\(path) is a damaged Coherence store: \(reason); it was left untouched"
         case .incompatibleModel(let reason):
             "the store cannot be opened with this model: \(reason); it was left untouched"
         case .severalStores(let count):
             "the coordinator has \(count) stores; saving is supported with one store per coordinator"
         case .sqlite(let code, let message, let sql):
-            "SQLite error \(code): \(message)" + (sql.map { " (\($0))" } ?? "")
+            "SQLite error \(code)" + (Self.sqliteMeaning(code).map { " (\($0))" } ?? "") + ": \(message)" + (sql.map { " (\($0))" } ?? "")
         case .invalidStoredValue(let entity, let property, let reason):
             "\(entity).\(property): the store holds a value the property cannot take: \(reason)"
         case .invalidStoreURL(let url, let reason):
@@ -91,6 +97,23 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StoreError {
+    /// What an SQLite result code means, in words, for the codes a user can
+    /// act on; `nil` for others.
+    /// <https://www.sqlite.org/rescode.html>
+    static func sqliteMeaning(_ code: Int32) -> String? {
+        switch code & 0xff {
+        case 3: "permission denied"
+        case 5: "the database is locked by another connection"
+        case 8: "the store is read-only: the file, its directory or its file system cannot be written"
+        case 10: "an input/output error of the disk or file system"
+        case 11: "the database file is damaged"
+        case 13: "the disk is full"
+        case 14: "the file cannot be opened: its directory is missing or not accessible"
+        case 26: "the file is not an SQLite database"
+        default: nil
+        }
+    }
+
     /// Whether the database refused a write for a constraint: a unique index
     /// already holding its values (SQLite's `SQLITE_CONSTRAINT` family, which
     /// the stores' tables use for unique indexes only; PostgreSQL's

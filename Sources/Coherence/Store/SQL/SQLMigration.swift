@@ -33,6 +33,30 @@ struct StoredModel: Codable, Equatable {
     init(_ model: ManagedObjectModel) {
         entities = model.entities.map(Entity.init)
     }
+
+    /// The description kept in a store's metadata, checked so that the
+    /// rest of Coherence may rely on it: readable JSON, each entity named
+    /// once, each property named once in its entity.
+    /// - Throws: ``StoreError/damagedStore(path:reason:)`` naming what is wrong.
+    static func decoded(from json: Data, location: String) throws(StoreError) -> StoredModel {
+        let model: StoredModel
+        do {
+            model = try JSONDecoder().decode(StoredModel.self, from: json)
+        } catch {
+            throw .damagedStore(path: location, reason: "its model description cannot be read (\(error))")
+        }
+        var entityNames = Set<String>()
+        for entity in model.entities {
+            guard entityNames.insert(entity.name).inserted else {
+                throw .damagedStore(path: location, reason: "its model description names the entity \(entity.name) twice")
+            }
+            var propertyNames = Set<String>()
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) where !propertyNames.insert(name).inserted {
+                throw .damagedStore(path: location, reason: "its model description names the property \(entity.name).\(name) twice")
+            }
+        }
+        return model
+    }
 }
 
 extension StoredModel.Entity {

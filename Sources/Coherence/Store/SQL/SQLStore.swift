@@ -56,10 +56,7 @@ package final class SQLStore: Sendable {
         var tracks = persistentHistoryTracking
         identifier = try connections.write { db in
             if try db.tableExists(SQLSchema.metadataTableName) {
-                guard let identifier = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
-                      let old = try Self.storedModel(in: db) else {
-                    throw StoreError.notACoherenceStore(path: location)
-                }
+                let (identifier, old) = try Self.storeRecords(in: db, location: location)
                 let migration = try SQLMigration(from: old, to: model)
                 migrated = !migration.isEmpty || old != StoredModel(model)
                 if migrated { try Self.checkDerivationsCanBeRecomputed(model, dialect: dialect) }
@@ -108,8 +105,11 @@ package final class SQLStore: Sendable {
         }
     }
 
-    /// The model a store was saved with, from its metadata.
-    static func storedModel(in db: any SQLDatabase) throws -> StoredModel? {
+    /// The model a store was saved with, from its metadata; `nil` when it
+    /// has none.
+    /// - Throws: ``StoreError/damagedStore(path:reason:)`` for a description
+    ///   that cannot be read or names an entity or property twice.
+    static func storedModel(in db: any SQLDatabase, location: String) throws -> StoredModel? {
         var json: Data?
         try db.forEachRow("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'model'", []) { row in
             switch row.columnType(0) {
@@ -118,7 +118,25 @@ package final class SQLStore: Sendable {
             default: break
             }
         }
-        return json.flatMap { try? JSONDecoder().decode(StoredModel.self, from: $0) }
+        return try json.map { try StoredModel.decoded(from: $0, location: location) }
+    }
+
+    /// A Coherence store's identifier and model, checked: both present and
+    /// readable, and every entity's table there.
+    /// - Throws: ``StoreError/damagedStore(path:reason:)`` naming what is wrong.
+    static func storeRecords(in db: any SQLDatabase, location: String) throws -> (String, StoredModel) {
+        guard let identifier = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'") else {
+            throw StoreError.damagedStore(path: location, reason: "its metadata table \(SQLSchema.metadataTableName) has no store identifier")
+        }
+        guard let model = try storedModel(in: db, location: location) else {
+            throw StoreError.damagedStore(path: location, reason: "its metadata table \(SQLSchema.metadataTableName) has no model description")
+        }
+        for entity in model.entities where entity.superentity == nil {
+            guard try db.tableExists(entity.name) else {
+                throw StoreError.damagedStore(path: location, reason: "the table of its entity \(entity.name) is missing")
+            }
+        }
+        return (identifier, model)
     }
 
     private static func writeModel(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {

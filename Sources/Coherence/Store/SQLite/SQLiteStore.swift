@@ -70,7 +70,20 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     /// Reads an existing file without writing to it: its store identifier and
     /// the model it was saved with, or `nil` for a new (missing or empty) file.
     /// With a `model`, also checks that the file can be migrated to it.
+    ///
+    /// A database without tables is a new store: a store whose creation was
+    /// interrupted (its schema is created in one transaction) leaves one. A
+    /// hot rollback journal left by an interrupted write is rolled back, as
+    /// SQLite does whenever it opens the file for writing, before the file
+    /// is read.
     static func inspect(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
+        if hasRollbackJournal(url) {
+            do {
+                try rollBackHotJournal(url: url)
+            } catch let error as DatabaseError {
+                throw StoreError(error)
+            }
+        }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size > 0 else { return nil }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
@@ -78,21 +91,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         try? handle.close()
         guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.prepareDatabase { db in SQLiteCollations.register(in: db) } // fetch indexes use them
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db in
-                guard try db.tableExists(SQLSchema.metadataTableName),
-                      let identifier = try String.fetchOne(db, sql: "SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'storeUUID'"),
-                      let data = try Data.fetchOne(db, sql: "SELECT value FROM \(SQLSchema.metadataTable) WHERE key = 'model'"),
-                      let old = try? JSONDecoder().decode(StoredModel.self, from: data) else {
-                    throw StoreError.notACoherenceStore(path: url.path)
-                }
-                if let model { _ = try SQLMigration(from: old, to: model) } // throws if it cannot be done
-                return (identifier, old)
-            }
+            return try readStoreRecords(url: url, model: model)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
@@ -100,6 +99,44 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         } catch let error as DatabaseError {
             throw StoreError(error)
         }
+    }
+
+    /// The store's identifier and model, read without writing; `nil` for a
+    /// database without tables.
+    private static func readStoreRecords(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.prepareDatabase { db in SQLiteCollations.register(in: db) } // fetch indexes use them
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            guard try db.tableExists(SQLSchema.metadataTableName) else {
+                let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table'") ?? 0
+                if tables == 0 { return nil }
+                throw StoreError.notACoherenceStore(path: url.path)
+            }
+            let (identifier, old) = try SQLStore.storeRecords(in: SQLiteDatabase(db: db), location: url.path)
+            if let model { _ = try SQLMigration(from: old, to: model) } // throws if it cannot be done
+            return (identifier, old)
+        }
+    }
+
+    /// Whether an SQLite rollback journal (its header's magic number) lies
+    /// beside the file: an interrupted write's, unless a writer holds it.
+    private static func hasRollbackJournal(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path + "-journal") else { return false }
+        defer { try? handle.close() }
+        return handle.readData(ofLength: 8) == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
+    }
+
+    /// Opens the file for writing once, so that SQLite rolls back the hot
+    /// journal an interrupted write left (SQLite leaves a journal that a
+    /// live writer holds alone), restoring the file's last committed state.
+    /// A read-only connection cannot (SQLITE_READONLY_ROLLBACK).
+    private static func rollBackHotJournal(url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
     }
 
     /// The hash of the model the store was last opened with.
