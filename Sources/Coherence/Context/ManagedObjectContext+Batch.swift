@@ -8,7 +8,8 @@ extension ManagedObjectContext {
     /// - Throws: ``ContextError/unknownProperty(entity:property:)`` or
     ///   ``ContextError/typeMismatch(entity:property:expected:)`` for a bad
     ///   value, ``ValidationError/missingValue(entity:property:)`` for a
-    ///   required attribute without one, ``StoreError``, ``MergeError`` for
+    ///   required attribute without one, ``ValidationError/invalidValue(entity:property:reason:)``
+    ///   for a NaN number, date or decimal (no store reads one back), ``StoreError``, ``MergeError`` for
     ///   objects that break a uniqueness constraint under the `.error` merge
     ///   policy (other policies upsert, as a save does); nothing is inserted.
     @discardableResult
@@ -65,6 +66,7 @@ extension ManagedObjectContext {
             guard let stored = try attribute.access.storeValue(forSwiftValue: value) else {
                 throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(attribute.valueType)")
             }
+            if stored.isNaN { throw ValidationError.invalidValue(entity: entity.name, property: name, reason: StoreValue.notANumber) }
             values[attribute.index] = stored
         }
         if let result = try coordinator.execute(.update(entity: entity, predicate: request.predicate?.expression,
@@ -145,6 +147,7 @@ extension ManagedObjectContext {
                 guard let stored = try entity.attributes[index].access.storeValue(forSwiftValue: value) else {
                     throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "\(entity.attributes[index].valueType)")
                 }
+                if stored.isNaN { throw ValidationError.invalidValue(entity: entity.name, property: name, reason: StoreValue.notANumber) }
                 row[index] = stored
             }
         }

@@ -64,3 +64,44 @@ public enum StoreValue: Sendable, Hashable {
         }
     }
 }
+
+extension StoreValue {
+    /// Why a NaN is refused: SQLite turns a NaN into NULL (a required value
+    /// would then fail every read, an optional one read back `nil`), and a
+    /// NaN date or decimal cannot be read back at all. A save, a batch
+    /// insert or a batch update with one throws
+    /// ``ValidationError/invalidValue(entity:property:reason:)`` with this reason.
+    static let notANumber = "NaN (not a number) cannot be stored: no store reads it back as it was"
+
+    /// Whether this is a NaN number, date or decimal.
+    var isNaN: Bool {
+        switch self {
+        case .double(let value): value.isNaN
+        case .date(let date): date.timeIntervalSinceReferenceDate.isNaN
+        case .decimal(let decimal): decimal.isNaN
+        default: false
+        }
+    }
+
+    /// Whether a native attribute value (`Double`, `Float`, `Date`,
+    /// `Decimal`, boxed) is a NaN.
+    static func isNaN(_ value: Any) -> Bool {
+        switch value {
+        case let double as Double: double.isNaN
+        case let float as Float: float.isNaN
+        case let date as Date: date.timeIntervalSinceReferenceDate.isNaN
+        case let decimal as Decimal: decimal.isNaN
+        default: false
+        }
+    }
+}
+
+extension SlotKind.Native {
+    /// Whether values of this type can be NaN.
+    var mayBeNaN: Bool {
+        switch self {
+        case .double, .float, .date, .decimal: true
+        default: false
+        }
+    }
+}

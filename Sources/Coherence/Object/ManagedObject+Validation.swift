@@ -74,13 +74,21 @@ extension ManagedObject {
         guard let entity = _entity else { return }
         for (index, slot) in entity.attributeSlots.enumerated() {
             if let isSet = slot.isSet(in: self) {
-                if !isSet { errors.append(.missingValue(entity: entity.name, property: entity.attributes[index].name)) }
+                if !isSet {
+                    errors.append(.missingValue(entity: entity.name, property: entity.attributes[index].name))
+                } else if slot.kind.native?.mayBeNaN == true, case .some(.some(let value)) = slot.swiftValue(in: self),
+                          StoreValue.isNaN(value) {
+                    errors.append(.invalidValue(entity: entity.name, property: entity.attributes[index].name, reason: StoreValue.notANumber))
+                }
                 continue
             }
             let attribute = entity.attributes[index]
             do {
-                if try attribute.storeValue(of: self) == nil {
+                let stored = try attribute.storeValue(of: self)
+                if stored == nil {
                     errors.append(.missingValue(entity: entity.name, property: attribute.name))
+                } else if stored?.isNaN == true {
+                    errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: StoreValue.notANumber))
                 }
             } catch {
                 errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: "\(error)"))
