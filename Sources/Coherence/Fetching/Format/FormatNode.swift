@@ -126,3 +126,32 @@ extension AttributeType {
         }
     }
 }
+
+/// Integers or floating-point numbers: SQLite and the in-memory evaluation
+/// compare the two exactly, other dialects do not.
+enum FormatNumericKind: Hashable {
+    case integer, floatingPoint
+
+    /// The kind of an attribute type's values; `nil` for non-numbers.
+    init?(_ type: AttributeType) {
+        switch type {
+        case .boolean, .integer16, .integer32, .integer64: self = .integer
+        case .double, .float, .date: self = .floatingPoint
+        default: return nil
+        }
+    }
+}
+
+extension FormatValue {
+    /// Whether this constant is an integer or a floating-point number, for
+    /// telling where integers and doubles meet; `nil` for an integer a
+    /// double holds exactly (at most 2^53 in magnitude), which compares
+    /// exactly either way, and for non-numbers.
+    var numericKind: FormatNumericKind? {
+        switch self {
+        case .integer(let value): value.magnitude <= 1 << 53 ? nil : .integer
+        case .double: .floatingPoint
+        default: nil
+        }
+    }
+}

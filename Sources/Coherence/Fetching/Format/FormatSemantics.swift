@@ -18,9 +18,33 @@ enum FormatSemantics {
         case (.integer(let a), .integer(let b)): return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
         case (.string(let a), .string(let b)): return bytes(Array(a.utf8), Array(b.utf8))
         case (.blob(let a), .blob(let b)): return bytes(Array(a), Array(b))
+        case (.integer(let a), .double(let b)): return exactOrder(a, b)
+        case (.double(let a), .integer(let b)): return exactOrder(b, a).map(Self.reversed)
         default:
             let a = number(lhs), b = number(rhs)
+            if a.isNaN || b.isNaN { return nil }
             return a == b ? .orderedSame : (a < b ? .orderedAscending : .orderedDescending)
+        }
+    }
+
+    /// An integer and a double in mathematical order, as SQLite compares
+    /// them: exactly, even beyond 2^53 where converting the integer to a
+    /// double would round it. `nil` for a NaN.
+    static func exactOrder(_ integer: Int64, _ double: Double) -> ComparisonResult? {
+        if double.isNaN { return nil }
+        if double >= 9_223_372_036_854_775_808.0 { return .orderedAscending } // 2^63: above every Int64
+        if double < -9_223_372_036_854_775_808.0 { return .orderedDescending }
+        let whole = double.rounded(.down)
+        let wholeInteger = Int64(whole) // exact: |whole| < 2^63, or exactly -2^63
+        if integer != wholeInteger { return integer < wholeInteger ? .orderedAscending : .orderedDescending }
+        return whole == double ? .orderedSame : .orderedAscending // the double has a fraction above `whole`
+    }
+
+    private static func reversed(_ order: ComparisonResult) -> ComparisonResult {
+        switch order {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
         }
     }
 
@@ -127,15 +151,36 @@ enum FormatSemantics {
 
     private static let regexCache = Locked<[RegexKey: CachedRegex]>([:])
 
-    /// `LIKE`: `?` matches one character, `*` any number of them.
+    /// `LIKE`: `?` matches one character, `*` any number of them, and a
+    /// backslash makes the character after it literal (`a\*` matches "a*").
     static func like(_ text: [Character], _ pattern: [Character]) -> Bool {
+        // The pattern as (character, is a wildcard) pairs, escapes resolved.
+        var tokens: [(character: Character, wildcard: Bool)] = []
+        var index = 0
+        while index < pattern.count {
+            if pattern[index] == "\\", index + 1 < pattern.count {
+                tokens.append((pattern[index + 1], false))
+                index += 2
+            } else {
+                tokens.append((pattern[index], pattern[index] == "?" || pattern[index] == "*"))
+                index += 1
+            }
+        }
+        return like(text, tokens)
+    }
+
+    private static func like(_ text: [Character], _ pattern: [(character: Character, wildcard: Bool)]) -> Bool {
+        func isStar(_ p: Int) -> Bool { pattern[p].wildcard && pattern[p].character == "*" }
+        func matchesOne(_ p: Int, _ character: Character) -> Bool {
+            pattern[p].wildcard ? pattern[p].character == "?" : pattern[p].character == character
+        }
         var t = 0, p = 0
         var star: Int?, resume = 0
         while t < text.count {
-            if p < pattern.count, pattern[p] == "?" || (pattern[p] != "*" && pattern[p] == text[t]) {
+            if p < pattern.count, !isStar(p), matchesOne(p, text[t]) {
                 t += 1
                 p += 1
-            } else if p < pattern.count, pattern[p] == "*" {
+            } else if p < pattern.count, isStar(p) {
                 star = p
                 resume = t
                 p += 1
@@ -147,7 +192,7 @@ enum FormatSemantics {
                 return false
             }
         }
-        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        while p < pattern.count, isStar(p) { p += 1 }
         return p == pattern.count
     }
 }

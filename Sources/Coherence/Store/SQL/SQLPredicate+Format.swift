@@ -89,6 +89,7 @@ extension SQLPredicateCompiler {
                     reason: "crosses a to-many relationship, which is supported on the left side of a comparison only")
             }
             if dialect != .sqlite, let lhsRank = left.rank, lhsRank != 0, rank != 0, lhsRank != rank { throw mixedClasses(lhs, row) }
+            try requireExactNumbers([numericKind(lhs, row: row), numericKind(rhs, row: row)], lhs, row)
             return quantify(quantifier, left) { lhs, lhsRank in comparison(lhs, lhsRank, op, value, rank) }
         case .string(let quantifier, let lhs, let op, let options, let pattern):
             let left = try formatReach(lhs, row: row)
@@ -118,6 +119,7 @@ extension SQLPredicateCompiler {
             // A value of another storage class than the key's never equals
             // it (as in memory): only NULL and values of the key's class count.
             guard let rank = left.rank else { throw relationshipAsValue(lhs, row) }
+            try requireExactNumbers([numericKind(lhs, row: row)] + values.map(\.numericKind), lhs, row)
             let matchesNull = values.contains(.null)
             let placeholders = values.filter { $0 != .null && $0.classRank == rank }.map { bind($0.storeValue) }
             return quantify(quantifier, left) { value, _ in
@@ -133,6 +135,7 @@ extension SQLPredicateCompiler {
             if low.classRank == 4 || high.classRank == 4 { throw objectComparedWithValue(lhs, row) }
             if dialect != .sqlite, let rank = left.rank, rank != 0,
                [low.classRank, high.classRank].contains(where: { $0 != 0 && $0 != rank }) { throw mixedClasses(lhs, row) }
+            try requireExactNumbers([numericKind(lhs, row: row), low.numericKind, high.numericKind], lhs, row)
             let lowSQL = low == .null ? "NULL" : bind(low.storeValue), highSQL = high == .null ? "NULL" : bind(high.storeValue)
             return quantify(quantifier, left) { value, rank in
                 "(\(comparison(value, rank, .greaterOrEqual, lowSQL, low.classRank)) AND \(comparison(value, rank, .lessOrEqual, highSQL, high.classRank)))"
@@ -166,6 +169,39 @@ extension SQLPredicateCompiler {
         case .lessOrEqual: "((\(l) <= \(r)) IS TRUE)"
         case .greater: "((\(l) > \(r)) IS TRUE)"
         case .greaterOrEqual: "((\(l) >= \(r)) IS TRUE)"
+        }
+    }
+
+    /// Throws, for dialects other than SQLite, when integers and
+    /// floating-point numbers meet: PostgreSQL converts the integer to a
+    /// double, which rounds beyond 2^53, where SQLite and the in-memory
+    /// evaluation compare exactly. The context then evaluates the predicate.
+    private func requireExactNumbers(_ kinds: [FormatNumericKind?], _ operand: FormatOperand, _ row: FormatRow) throws {
+        guard dialect != .sqlite else { return }
+        let present = Set(kinds.compactMap { $0 })
+        if present.count > 1 {
+            throw SQLDialectCannotEvaluate(construct: "\((operand.keyPath ?? []).joined(separator: ".")) compared across integers and floating-point numbers",
+                                           entity: row.entity.name)
+        }
+    }
+
+    /// Whether an operand holds integers or floating-point numbers (`nil`
+    /// for anything else).
+    private func numericKind(_ operand: FormatOperand, row: FormatRow) -> FormatNumericKind? {
+        switch operand {
+        case .value(let value): return value.numericKind
+        case .count, .subqueryCount: return .integer
+        case .key(let path):
+            var entity = row.entity
+            for (position, name) in path.enumerated() {
+                guard let index = entity.indexByName[name] else { return nil }
+                guard let relationship = entity.relationship(at: index) else {
+                    return position == path.count - 1 ? FormatNumericKind(entity.attributes[index].attributeType) : nil
+                }
+                guard let destination = model.entitiesByName[relationship.destinationEntityName] else { return nil }
+                entity = destination
+            }
+            return nil
         }
     }
 
