@@ -5,32 +5,41 @@ import Foundation
 /// `entity` of an object not inserted yet.
 ///
 /// Process-wide state, written once per ``ManagedObjectModel`` built (the
-/// last model built with a class wins, as Core Data warns when several
-/// loaded models claim one class) and read under a lock. It holds the
-/// entities weakly: a model nothing else holds is freed.
+/// last model built with a class that is still alive wins, as Core Data
+/// warns when several loaded models claim one class) and read under a lock.
+/// It holds the entities weakly: a model nothing else holds is freed, and
+/// the class's entity is then the one of the model built before it, if that
+/// one is alive.
 ///
-/// **Complexity:** O(1) to look up; O(entities) to register a model.
+/// **Complexity:** O(models built with the class and alive) to look up;
+/// O(entities) to register a model.
 enum EntityRegistry {
     private struct WeakEntity {
         weak var entity: EntityDescription?
     }
 
-    private static let entities = Locked<[ObjectIdentifier: WeakEntity]>([:])
+    /// Per class, the entities of the models built with it, oldest first.
+    private static let entities = Locked<[ObjectIdentifier: [WeakEntity]]>([:])
 
     static func register(_ built: [EntityDescription]) {
         entities.withLock { entities in
-            for entity in built { entities[ObjectIdentifier(entity.managedObjectClass)] = WeakEntity(entity: entity) }
+            for entity in built {
+                let key = ObjectIdentifier(entity.managedObjectClass)
+                var alive = (entities[key] ?? []).filter { $0.entity != nil }
+                alive.append(WeakEntity(entity: entity))
+                entities[key] = alive
+            }
         }
     }
 
     static func entity(of type: ManagedObject.Type) -> EntityDescription? {
-        entities.withLock { $0[ObjectIdentifier(type)]?.entity }
+        entities.withLock { $0[ObjectIdentifier(type)]?.last { $0.entity != nil }?.entity }
     }
 
     /// The entity named `name` whose class is `type` or a subclass of it.
     static func entity(ofName name: String, below type: ManagedObject.Type) -> EntityDescription? {
         entities.withLock { entities in
-            entities.values.lazy.compactMap(\.entity).first { $0.name == name
+            entities.values.lazy.compactMap { $0.last { $0.entity != nil }?.entity }.first { $0.name == name
                 && isSameOrSubclass($0.managedObjectClass, of: type) }
         }
     }
