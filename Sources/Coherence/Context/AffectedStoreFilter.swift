@@ -2,8 +2,9 @@ import Foundation
 
 /// Which objects a request limited to some stores
 /// (``FetchRequest/affectedStores``) may return: those saved in one of the
-/// stores, and unsaved insertions when the first store, where a save puts
-/// them, is among them.
+/// stores, and unsaved insertions when the coordinator's first store is
+/// among them (Core Data assigns a new object to the first store that can
+/// hold it).
 struct AffectedStoreFilter {
     let storeNumbers: Set<UInt32>
     let includesUnsaved: Bool
@@ -36,9 +37,9 @@ extension ManagedObjectContext {
     /// `results` after the request's ``FetchRequest/fetchOffset`` and
     /// ``FetchRequest/fetchLimit``.
     func window<Element, Result>(_ results: [Element], like request: FetchRequest<Result>) -> [Element] {
-        let offset = min(request.fetchOffset, results.count)
+        let offset = min(max(request.fetchOffset, 0), results.count)
         let limit = request.fetchLimit
-        let end = limit > 0 ? min(results.count, offset + limit) : results.count
+        let end = limit > 0 ? offset + min(limit, results.count - offset) : results.count
         return Array(results[offset..<end])
     }
 

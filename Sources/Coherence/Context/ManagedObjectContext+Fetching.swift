@@ -91,6 +91,7 @@ extension ManagedObjectContext {
         _ request: FetchRequest<Result>, propertiesToFetch: [String]? = nil
     ) throws -> [[String: Any]] {
         let committed = request.copy()
+        committed.resultType = .managedObjectResultType // the dictionaries are made from the objects
         committed.includesPendingChanges = false
         committed.fetchBatchSize = 0 // the dictionaries need every row's values now
         let entity = try entity(of: request)

@@ -34,8 +34,14 @@ extension ManagedObjectContext {
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/fetch(_:)>
     @_disfavoredOverload
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let resultType = request.resultType
-        let objects = try objectRequest(for: request)
+        let settings = request.lock.withLock { request.settings }
+        let resultType = settings.resultType
+        // Generic code over `FetchRequestResult` whose `Result` is an
+        // entity's class: the typed fetch, typed predicates included.
+        if resultType == .managedObjectResultType, let objectClass = Result.self as? ManagedObject.Type {
+            return try objectClass.fetchTyped(request, in: self) as! [Result]
+        }
+        let objects = try objectRequest(for: settings, resultName: "\(Result.self)")
         switch resultType {
         case .managedObjectResultType:
             return try fetch(objects).map { cast($0, from: objects, resultType) }
@@ -45,9 +51,9 @@ extension ManagedObjectContext {
             return [cast(NSNumber(value: try count(for: objects)), from: objects, resultType)]
         case .dictionaryResultType:
             let rows: [[String: Any]]
-            if let properties = request.propertiesToFetch {
-                rows = try fetchDictionaries(objects, propertiesToFetch: properties, propertiesToGroupBy: request.propertiesToGroupBy ?? [],
-                                             havingPredicate: request.havingPredicate, returnsDistinctResults: request.returnsDistinctResults)
+            if let properties = settings.propertiesToFetch {
+                rows = try fetchDictionaries(objects, propertiesToFetch: properties, propertiesToGroupBy: settings.propertiesToGroupBy ?? [],
+                                             havingPredicate: settings.havingPredicate, returnsDistinctResults: settings.returnsDistinctResults)
             } else {
                 rows = try fetchDictionaries(objects, propertiesToFetch: nil)
             }
@@ -61,14 +67,16 @@ extension ManagedObjectContext {
     /// - Throws: as ``fetch(_:)-(FetchRequest<Result>)``.
     @_disfavoredOverload
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
-        try count(for: objectRequest(for: request))
+        if let objectClass = Result.self as? ManagedObject.Type {
+            return try objectClass.countTyped(request, in: self)
+        }
+        return try count(for: objectRequest(for: request.lock.withLock { request.settings }, resultName: "\(Result.self)"))
     }
 
-    /// `request` as a request for the objects of its entity: the same
-    /// settings, its predicate and sort descriptors read by name.
-    func objectRequest<Result>(for request: FetchRequest<Result>) throws -> FetchRequest<ManagedObject> {
-        let settings = request.lock.withLock { request.settings }
-        let resultName = "\(Result.self)"
+    /// A request with `settings` (of a request for `Result`s) as a request
+    /// for the objects of its entity: the same options, its predicate and
+    /// sort descriptors read by name.
+    func objectRequest<Result>(for settings: FetchRequest<Result>.Settings, resultName: String) throws -> FetchRequest<ManagedObject> {
         let entityName: String
         if let name = settings.entityName {
             entityName = name
@@ -125,5 +133,19 @@ extension FetchRequest.Settings {
         havingPredicate = other.havingPredicate
         returnsDistinctResults = other.returnsDistinctResults
         affectedStores = other.affectedStores
+    }
+}
+
+extension ManagedObject {
+    /// `context.fetch(request)` for a request that is a `FetchRequest<Self>`
+    /// known only as `Any` (generic code over `FetchRequestResult`): `Self`
+    /// is the class the method is called on.
+    class func fetchTyped(_ request: Any, in context: ManagedObjectContext) throws -> [Any] {
+        try context.fetch(request as! FetchRequest<Self>)
+    }
+
+    /// `context.count(for: request)`, as ``fetchTyped(_:in:)``.
+    class func countTyped(_ request: Any, in context: ManagedObjectContext) throws -> Int {
+        try context.count(for: request as! FetchRequest<Self>)
     }
 }

@@ -30,6 +30,16 @@ extension FetchRequestResult where Self: ManagedObject {
     public static func fetchRequest() -> FetchRequest<Self> {
         FetchRequest<Self>()
     }
+
+    /// Core Data's untyped `fetchRequest()`, which `NSManagedObject`
+    /// declares: `let request: FetchRequest<FetchRequestResult> = Car.fetchRequest()`
+    /// gives a request for this class's entity whose results are cast, as
+    /// Core Data code writes it. Without a type to match, the typed
+    /// ``fetchRequest()-(FetchRequest<Self>)`` is chosen.
+    @_disfavoredOverload
+    public static func fetchRequest() -> FetchRequest<FetchRequestResult> {
+        FetchRequest<FetchRequestResult>(entityName: entityName)
+    }
 }
 
 extension FetchRequest {

@@ -64,7 +64,10 @@ extension FetchRequest {
 
     /// The stores to search, as Core Data's `affectedStores`; every store
     /// of the coordinator when `nil`. Unsaved insertions count only when
-    /// the first store (where a save puts them) is among these.
+    /// the coordinator's first store is among these (Core Data assigns a
+    /// new object to the first store that can hold it). Fetches, counts and
+    /// dictionary fetches honour it; a fetched results controller applies it
+    /// to its fetch, not to the changes it follows afterwards.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/affectedstores>
     public var affectedStores: [any PersistentStore]? {
         get { lock.withLock { settings.affectedStores } }

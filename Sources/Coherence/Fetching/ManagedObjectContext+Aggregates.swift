@@ -55,11 +55,13 @@ extension ManagedObjectContext {
                                      having: havingPredicate, distinct: returnsDistinctResults)
         let rows: [[StoreValue]]
         let stores = coordinator.persistentStores
-        if parent == nil, !request.evaluatesPredicateInMemory, stores.count == 1, let store = stores[0] as? AggregatingStore,
+        let limitedToStores = request.affectedStores.map { affectedStoreFilter($0) != nil } ?? false
+        if parent == nil, !request.evaluatesPredicateInMemory, !limitedToStores, stores.count == 1, let store = stores[0] as? AggregatingStore,
            let stored = try store.aggregateRows(plan, predicate: request.predicate?.expression, variable: request.predicate?.variable.key) {
             rows = stored
         } else {
             let committed = request.copy()
+            committed.resultType = .managedObjectResultType // the rows are made from the objects
             committed.includesPendingChanges = false
             committed.fetchBatchSize = 0
             committed.sortDescriptors = []

@@ -47,3 +47,30 @@ func retypedPredicate<Input, T>(_ predicate: Predicate<Input>, as type: T.Type) 
     }
     return retyped ? result : nil
 }
+
+/// A predicate expression that is a format predicate's tree: a format
+/// predicate, or a ``CompoundPredicate`` of them. Persistent history reads
+/// such predicates on its own records.
+protocol FormatNodeExpression {
+    /// The tree; `nil` if a part is not a format predicate.
+    var formatNode: FormatNode? { get }
+}
+
+extension FormatPredicateExpression: FormatNodeExpression {
+    var formatNode: FormatNode? { node }
+}
+
+extension CompoundPredicateExpression: FormatNodeExpression {
+    var formatNode: FormatNode? {
+        var nodes: [FormatNode] = []
+        for subpredicate in subpredicates {
+            guard let node = (subpredicate.expression as? any FormatNodeExpression)?.formatNode else { return nil }
+            nodes.append(node)
+        }
+        switch kind {
+        case .and: return nodes.reduce(nil) { combined, node in combined.map { .and($0, node) } ?? node } ?? .constant(true)
+        case .or: return nodes.reduce(nil) { combined, node in combined.map { .or($0, node) } ?? node } ?? .constant(false)
+        case .not: return nodes.first.map { .not($0) }
+        }
+    }
+}

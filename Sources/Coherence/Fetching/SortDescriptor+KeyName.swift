@@ -40,7 +40,10 @@ extension SortDescriptor where Compared: ManagedObject {
     func keyedAttributeIndex(in entity: EntityDescription) throws -> Int? {
         guard isByKeyName, let keyPath else { return nil }
         for attribute in entity.attributes where SortValue.sortsByStoreValue(attribute.attributeType) {
-            if keyPath == \Compared.[_sortKey: SortKeyName(name: attribute.name)] { return attribute.index }
+            let name = SortKeyName(name: attribute.name)
+            // Made by this initializer, or by the one for fetch request
+            // results in generic code (`_sortKeyName`).
+            if keyPath == \Compared.[_sortKey: name] || keyPath == \Compared.[_sortKeyName: name] { return attribute.index }
         }
         // Unknown: read the name back through an object of the entity that
         // belongs to no context, which the subscript answers with the name.
@@ -84,6 +87,9 @@ extension FetchRequestResult {
     /// entity's objects by it. Sorting such results outside a fetch stops
     /// the program, as Core Data's key-value coding raises.
     subscript(_sortKeyName key: SortKeyName) -> KeyedSortValue {
+        // Generic code may make one for an entity's class: it then reads as
+        // the descriptor ManagedObject's initializer makes.
+        if let object = self as? ManagedObject { return object[_sortKey: key] }
         fatalError("Coherence: \(type(of: self)) values cannot be sorted by the key \"\(key.name)\"; a fetch sorts its entity's objects by it")
     }
 }

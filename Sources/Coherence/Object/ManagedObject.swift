@@ -233,7 +233,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// `sectionNameKeyPath` or any code that reads values by key:
     ///
     /// ```swift
-    /// @objc var initial: String { String(name.prefix(1)) }   // as in Core Data
+    /// var initial: String { String(name.prefix(1)) }   // Core Data: @objc var initial
     ///
     /// override func value(forUndefinedKey key: String) -> Any? {
     ///     key == "initial" ? initial : super.value(forUndefinedKey: key)

@@ -178,7 +178,68 @@ struct FetchRequestResultTypeTests {
             request.fetchOffset = 0
             request.fetchLimit = 0
             request.affectedStores = [first]
-            #expect(try context.fetchObjectIDs(request).count == 3, "the first store's two cars and the unsaved one, which a save puts there")
+            #expect(try context.fetchObjectIDs(request).count == 3, "the first store's two cars and the unsaved one, which Core Data assigns to the first store")
+        }
+    }
+}
+
+/// Calls that generic code and Core Data's untyped shapes make.
+@Suite("Fetch requests: generic and untyped call shapes")
+struct FetchRequestGenericCallTests {
+    /// A fetch in code generic over `FetchRequestResult`, for an entity's
+    /// class: typed predicates and by-name sort descriptors work.
+    private func fetch<T: FetchRequestResult>(_ type: T.Type, entity: String, in context: ManagedObjectContext,
+                                                predicate: Predicate<T>?) throws -> ([T], Int) {
+        let request = FetchRequest<T>(entityName: entity)
+        request.predicate = predicate
+        request.sortDescriptors = [SortDescriptor<T>(key: "price", ascending: true)]
+        return (try context.fetch(request), try context.count(for: request))
+    }
+
+    @Test func genericCodeOverFetchRequestResult() throws {
+        let context = try RunTimeQueryStack.seeded(.sqlite)
+        try context.performAndWait {
+            let (cars, count) = try fetch(Automobile.self, entity: "Automobile", in: context, predicate: #Predicate { $0.year == 2019 })
+            #expect(cars.map(\.make) == ["Fiat", "BMW", "Volvo"])
+            #expect(count == 3)
+            // The same by-name descriptor sorts in a fetched results controller.
+            let request = FetchRequest<Automobile>()
+            request.sortDescriptors = [Self.byName(Automobile.self)]
+            let controller = FetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: nil)
+            try controller.performFetch()
+            #expect(controller.fetchedObjects?.first?.make == "Fiat")
+        }
+    }
+
+    private static func byName<T: FetchRequestResult>(_: T.Type) -> SortDescriptor<T> {
+        SortDescriptor<T>(key: "price", ascending: true)
+    }
+
+    /// Core Data's `let request: NSFetchRequest<NSFetchRequestResult> = Car.fetchRequest()`.
+    @Test func anUntypedRequestFromTheClass() throws {
+        let context = try RunTimeQueryStack.seeded(.inMemory)
+        try context.performAndWait { () throws in
+            let request: FetchRequest<FetchRequestResult> = Automobile.fetchRequest()
+            #expect(request.entityName == "Automobile")
+            request.predicate = Predicate(format: "isElectric == NO")
+            #expect((try context.fetch(request) as! [Automobile]).count == 3)
+            let typed = Automobile.fetchRequest()
+            #expect(type(of: typed) == FetchRequest<Automobile>.self, "without a type to match, the typed request")
+        }
+    }
+
+    /// A typed request whose resultType asks for dictionaries still works
+    /// with the typed dictionary fetch, on every store.
+    @Test(arguments: StoreKind.allCases) func typedDictionaryFetchesIgnoreTheResultType(store: StoreKind) throws {
+        let context = try RunTimeQueryStack.seeded(store)
+        try context.performAndWait {
+            let request = FetchRequest<Automobile>(sortBy: [SortDescriptor(\.price)])
+            request.resultType = .dictionaryResultType
+            #expect(try context.fetchDictionaries(request, propertiesToFetch: ["make"]).first?["make"] as? String == "Fiat")
+            let unsorted = FetchRequest<Automobile>()
+            unsorted.resultType = .countResultType
+            let grouped = try context.fetchDictionaries(unsorted, propertiesToFetch: ["make"], propertiesToGroupBy: ["make"])
+            #expect(grouped.count == 5)
         }
     }
 }

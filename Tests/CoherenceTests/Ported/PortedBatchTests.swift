@@ -115,7 +115,7 @@ extension PortedCoreDataPlus.BatchRequestTests {
 
 extension PortedCoreDataPlus.BatchRequestTests {
   // NOT COMPILING: untyped predicate: `let fiatPredicate = Predicate(format:)` kept in a variable cannot infer `Predicate<PortedCar>` (no NSPredicate-like untyped type);
-  // NOT COMPILING: `FetchRequest<FetchRequestResult>` (untyped fetch request: FetchRequest requires a ManagedObject result type) for `BatchDeleteRequest(fetchRequest: request as! ...)`.
+  // NOT COMPILING: `request as! FetchRequest<FetchRequestResult>` of a `FetchRequest<PortedCar>` always fails in Swift (generic classes do not convert).
   // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultUtils_Tests.swift test_batchDeleteWithResultTypeObjectIDs
   @Test func test_batchDeleteWithResultTypeObjectIDs() throws {
     // Given

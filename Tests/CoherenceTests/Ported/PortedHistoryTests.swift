@@ -356,8 +356,7 @@ extension PortedCoreDataPlus.ContextHistoryTests {
 
 extension PortedCoreDataPlus.ContextHistoryTests {
   // NOT COMPILING: untyped `Predicate` (variables, parameter type `Predicate`, predicates on `token`);
-  // NOT COMPILING: `CompoundPredicate(type:subpredicates:)`; `NSPersistentHistoryTokenExpiredError`; `PersistentHistoryChangeRequest.fetchHistory(withFetch:)`;
-  // NOT COMPILING: `PersistentHistoryTransaction.fetchRequest` / `entityDescription(with:)`; `FetchRequest<FetchRequestResult>()` + `entity =`.
+  // NOT COMPILING: `CompoundPredicate(type:subpredicates:)`; `NSPersistentHistoryTokenExpiredError`; `PersistentHistoryTransaction.entityDescription(with:)`.
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectContextHistory_Tests.swift test_FetchHistoryChangesUsingFetchRequest
   @Test func test_FetchHistoryChangesUsingFetchRequest() throws {
     // Given

@@ -66,6 +66,28 @@ struct PersistentHistoryFetchRequestTests {
         }
     }
 
+    /// The newest transaction by an author: a compound predicate, a sort
+    /// by timestamp descending and a limit of one, as apps ask for it.
+    @Test(arguments: StoreKind.databases) func newestTransactionByCompoundPredicateAndSort(store: StoreKind) throws {
+        let (context, all) = try Self.history(store)
+        try context.performAndWait { () throws in
+            let transactions = PersistentHistoryTransaction.fetchRequest!
+            transactions.predicate = CompoundPredicate.or([Predicate(format: "author == %@", "app"), Predicate(format: "contextName == %@", "nobody")])
+            transactions.sortDescriptors = [SortDescriptor(key: "timestamp", ascending: false), SortDescriptor(key: "token", ascending: false)]
+            transactions.fetchLimit = 1
+            let request = PersistentHistoryChangeRequest.fetchHistory(withFetch: transactions)
+            #expect((try context.execute(request) as! PersistentHistoryResult).transactions.map(\.token) == [all[2].token])
+            transactions.fetchOffset = 1
+            #expect((try context.execute(request) as! PersistentHistoryResult).transactions.map(\.token) == [all[0].token])
+
+            let sortedChanges = PersistentHistoryChange.fetchRequest!
+            sortedChanges.sortDescriptors = [SortDescriptor(key: "changeID", ascending: false)]
+            #expect(performing: { try context.execute(PersistentHistoryChangeRequest.fetchHistory(withFetch: sortedChanges)) }, throws: { error in
+                if case .unknownSortKey("NSPersistentHistoryChange", _)? = error as? FetchError { true } else { false }
+            })
+        }
+    }
+
     @Test(arguments: StoreKind.databases) func changesByEntityAndType(store: StoreKind) throws {
         let (context, all) = try Self.history(store)
         try context.performAndWait {

@@ -78,39 +78,84 @@ extension PersistentHistoryChange {
 }
 
 /// A history fetch's ``PersistentHistoryChangeRequest/fetchRequest``, ready
-/// to select transactions and changes.
+/// to select transactions and changes. It is evaluated in memory, on the
+/// transactions the rest of the history request selects (read with their
+/// changes for a request on changes): O(those transactions and changes).
 struct PersistentHistoryFetchFilter {
     /// Whether the predicate reads changes (rather than transactions).
     let readsChanges: Bool
     let node: FormatNode?
     let fetchLimit: Int
+    let fetchOffset: Int
+    /// The transaction keys to order by, and whether ascending.
+    let order: [(key: String, ascending: Bool)]
+
+    /// The keys a transaction request may sort by.
+    private static let transactionKeys = ["timestamp", "token", "transactionNumber", "author", "contextName", "storeID"]
 
     /// - Throws: ``FetchError/unknownEntity(name:)`` for a request on any
     ///   other entity; ``FetchError/predicateNotOnObjects(resultType:)`` for
-    ///   a predicate that is not a format predicate.
+    ///   a predicate that is not a format predicate (or a compound of them);
+    ///   ``FetchError/unknownSortKey(entity:key:)`` for a sort by something
+    ///   other than a transaction's keys, and for any sort of changes (they
+    ///   come in commit order).
     init(_ request: FetchRequest<FetchRequestResult>) throws {
-        switch request.entityName {
+        let settings = request.lock.withLock { request.settings }
+        switch settings.entityName {
         case PersistentHistoryTransaction.entityName?: readsChanges = false
         case PersistentHistoryChange.entityName?: readsChanges = true
-        default: throw FetchError.unknownEntity(name: request.entityName ?? "")
+        default: throw FetchError.unknownEntity(name: settings.entityName ?? "")
         }
-        if let predicate = request.predicate {
-            guard let format = predicate.expression as? any FormatPredicateExpressionProtocol else {
+        if let predicate = settings.predicate {
+            guard let node = (predicate.expression as? any FormatNodeExpression)?.formatNode else {
                 throw FetchError.predicateNotOnObjects(resultType: "FetchRequestResult")
             }
-            node = format.node
+            self.node = node
         } else {
             node = nil
         }
-        fetchLimit = request.fetchLimit
+        let changes = readsChanges
+        let entity = changes ? PersistentHistoryChange.entityName : PersistentHistoryTransaction.entityName
+        order = try settings.sortDescriptors.map { descriptor in
+            guard !changes, let key = descriptor.attributeName(among: Self.transactionKeys) else {
+                throw FetchError.unknownSortKey(entity: entity, key: descriptor.keyPath.map { "\($0)" } ?? "?")
+            }
+            return (key, descriptor.order == .forward)
+        }
+        fetchLimit = settings.fetchLimit
+        fetchOffset = settings.fetchOffset
     }
 
-    /// The transactions that match, in order; for a change predicate, those
-    /// with a matching change, holding only those changes.
+    /// The transactions that match, in the request's order (commit order
+    /// by default) after its offset and limit; for a change predicate,
+    /// those with a matching change, holding only those changes.
     func select(_ transactions: [PersistentHistoryTransaction]) throws -> [PersistentHistoryTransaction] {
+        var selected = try matching(transactions)
+        if !order.isEmpty {
+            selected.sort { lhs, rhs in
+                for (key, ascending) in order {
+                    let result = Self.order(lhs.formatValue(forKey: key) ?? .null, rhs.formatValue(forKey: key) ?? .null)
+                    if result == .orderedSame { continue }
+                    return (result == .orderedAscending) == ascending
+                }
+                return false
+            }
+        }
+        let start = min(max(fetchOffset, 0), selected.count)
+        let end = fetchLimit > 0 ? start + min(fetchLimit, selected.count - start) : selected.count
+        return Array(selected[start..<end])
+    }
+
+    /// Two record values in order, `nil` (NULL) first.
+    private static func order(_ a: FormatValue, _ b: FormatValue) -> ComparisonResult {
+        if let result = FormatSemantics.order(a, b) { return result }
+        if a == .null { return b == .null ? .orderedSame : .orderedAscending }
+        return b == .null ? .orderedDescending : .orderedSame
+    }
+
+    private func matching(_ transactions: [PersistentHistoryTransaction]) throws -> [PersistentHistoryTransaction] {
         var selected: [PersistentHistoryTransaction] = []
         for transaction in transactions {
-            if fetchLimit > 0, selected.count == fetchLimit { break }
             guard let node else { selected.append(transaction); continue }
             if !readsChanges {
                 if try FormatRecordEvaluator.evaluate(node, entity: PersistentHistoryTransaction.entityName, value: transaction.formatValue(forKey:)) {

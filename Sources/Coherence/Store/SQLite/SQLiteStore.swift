@@ -106,6 +106,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     private static func readStoreRecords(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.busyMode = .timeout(10) // another connection may be checkpointing
         configuration.prepareDatabase { db in SQLiteCollations.register(in: db) } // fetch indexes use them
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         defer { try? queue.close() }
@@ -134,7 +135,9 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     /// live writer holds alone), restoring the file's last committed state.
     /// A read-only connection cannot (SQLITE_READONLY_ROLLBACK).
     private static func rollBackHotJournal(url: URL) throws {
-        let queue = try DatabaseQueue(path: url.path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         defer { try? queue.close() }
         _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
     }
