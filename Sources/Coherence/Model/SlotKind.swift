@@ -219,6 +219,9 @@ struct AttributeSlotEntry: Sendable {
     let isTransient: Bool
     /// Whether the attribute is ``Derived`` (computed, never validated).
     let isDerived: Bool
+    /// Whether a NULL in the attribute's column cannot be read: a required
+    /// attribute other than a `Double` or `Float` (another program wrote it).
+    let rejectsNull: Bool
 
     init(_ attribute: AttributeDescription) {
         isTransient = attribute.isTransient
@@ -227,5 +230,16 @@ struct AttributeSlotEntry: Sendable {
         attributeType = attribute.attributeType
         storageOffset = attribute.storageOffset
         readsNullAsNaN = !attribute.isOptional && (attribute.attributeType == .double || attribute.attributeType == .float)
+        rejectsNull = !attribute.isOptional && !readsNullAsNaN && !attribute.isTransient && !attribute.isDerived
+    }
+
+    /// Whether `integer` fits the attribute's integer type (another program
+    /// may have written any 64-bit integer into an `Int16` column).
+    func holds(integer: Int64) -> Bool {
+        switch attributeType {
+        case .integer16: Int16(exactly: integer) != nil
+        case .integer32: Int32(exactly: integer) != nil
+        default: true
+        }
     }
 }

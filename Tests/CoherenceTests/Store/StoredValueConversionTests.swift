@@ -111,6 +111,31 @@ struct StoredValueConversionTests {
         }
     }
 
+    /// Values another program wrote that the attribute cannot hold (an
+    /// out-of-range `Int16`, NULL in a required `Date`): a lookup by ID
+    /// throws `ContextError.unreadableObject` naming the attribute, as the
+    /// README documents, instead of trapping (found by issue 28's campaign).
+    @Test(arguments: [("small = 70000", "small"), ("stamp = NULL", "stamp"), ("int = 'x'", "int")])
+    func valuesAnotherProgramWroteAreUnreadableNotATrap(update: String, property: String) throws {
+        let (url, id) = try Self.seededFile()
+        try Self.execute("UPDATE StorageProbe SET \(update) WHERE Z_PK = ?", in: url, key: try #require(id.primaryKey))
+        let context = try Self.context(url)
+        context.performAndWait {
+            #expect {
+                try context.existingObject(with: id)
+            } throws: { error in
+                guard case ContextError.unreadableObject(let unreadable, let reason) = error else { return false }
+                return unreadable == id && reason.contains(property)
+            }
+            #expect {
+                try context.fetch(FetchRequest<StorageProbe>())
+            } throws: { error in
+                guard case StoreError.invalidStoredValue("StorageProbe", property, _) = error else { return false }
+                return true
+            }
+        }
+    }
+
     /// A context and the ID of a saved row whose `int64` column holds text.
     static func unreadableRow() throws -> (ManagedObjectContext, ManagedObjectID) {
         let (url, id) = try seededFile()

@@ -212,6 +212,10 @@ package final class SQLStore: Sendable {
                 // integer, without a StoreValue (a transient attribute's
                 // value is never kept in a word).
                 if layout.slots[index].kind == .integer, let integer = row.integer(column) {
+                    guard attributeSlots[index].holds(integer: integer) else {
+                        throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name,
+                                                            reason: "\(integer) is out of the range of \(attributeSlots[index].attributeType)")
+                    }
                     values.append(integer: integer)
                     column += 1
                     continue
@@ -240,8 +244,18 @@ package final class SQLStore: Sendable {
     func attributeValue<Row: SQLRow>(_ row: Row, _ column: Int, slot: AttributeSlotEntry, entity: EntityDescription, index: Int) throws -> StoreValue {
         do {
             let value = try StoreValue(row: row, index: column, type: slot.attributeType)
-            if case .null = value, slot.readsNullAsNaN { return .double(.nan) }
-            return value
+            switch value {
+            case .null where slot.readsNullAsNaN: return .double(.nan)
+            case .null where slot.rejectsNull:
+                throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name,
+                                                    reason: "the attribute is required but its column holds NULL")
+            case .integer(let integer) where !slot.holds(integer: integer):
+                throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name,
+                                                    reason: "\(integer) is out of the range of \(slot.attributeType)")
+            default: return value
+            }
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
         }
