@@ -116,3 +116,29 @@ struct InterruptedAndDamagedStoreTests {
         #expect(StoreError.sqlite(code: 1, message: "no such table: x", sql: nil).description == "SQLite error 1: no such table: x")
     }
 }
+
+/// The primary-key counter of an entity at its end (a file another program
+/// edited, or 2^63 inserts): the next insert is refused with a typed error
+/// naming the entity, and nothing is written (issue 28 found a trap).
+@Suite("Primary keys at their end")
+struct PrimaryKeyExhaustionTests {
+    @Test(arguments: StoreKind.databases) func anExhaustedCounterIsATypedError(store kind: StoreKind) throws {
+        let database = try TestDatabase.new(kind)
+        _ = try database.coordinator()
+        try database.execute("UPDATE \"Z_PRIMARYKEY\" SET max = 9223372036854775806 WHERE entity = 'Server'")
+        let context = try database.context()
+        try context.performAndWait {
+            Server(context: context).name = "last"
+            try context.save()
+            #expect(try context.fetch(FetchRequest<Server>()).first?.objectID.primaryKey == Int64.max)
+            Server(context: context).name = "one too many"
+            #expect(performing: { try context.save() }, throws: { error in
+                guard case .invalidStoredValue("Server", "Z_PRIMARYKEY.max", let reason)? = error as? StoreError else { return false }
+                return reason.contains("9223372036854775807")
+            })
+            #expect(context.hasChanges, "the context keeps its changes")
+        }
+        let reader = try database.context()
+        #expect(try reader.performAndWait { try reader.count(for: FetchRequest<Server>()) } == 1)
+    }
+}

@@ -20,9 +20,18 @@ extension SQLStore {
     /// The `count` (at least 1) consecutive primary keys of `entity` taken
     /// from `Z_PRIMARYKEY` in one statement.
     private func reserveKeyRange(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> ClosedRange<Int64> {
-        let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? RETURNING max",
-                                [.integer(Int64(count)), .string(entity.rootEntity.name)])
-        guard let last else { throw StoreError.unknownEntity(entity.name) }
+        let root = entity.rootEntity.name
+        // Never past Int64.max: SQLite would turn the counter into a REAL,
+        // PostgreSQL refuse the statement.
+        let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? AND max <= ? RETURNING max",
+                                [.integer(Int64(count)), .string(root), .integer(Int64.max - Int64(count))])
+        guard let last else {
+            guard let current = try db.int64("SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(root)]) else {
+                throw StoreError.unknownEntity(entity.name)
+            }
+            throw StoreError.invalidStoredValue(entity: root, property: "Z_PRIMARYKEY.max",
+                                                reason: "no primary key is left for \(count) new object(s): the counter is at \(current)")
+        }
         return last - Int64(count) + 1 ... last
     }
 
@@ -64,7 +73,7 @@ extension SQLStore {
             }
             let index = range(of: entity)
             permanent.append(makeObjectID(entity.managedObjectClass, key: ranges[index].next))
-            ranges[index].next += 1
+            ranges[index].next &+= 1 // past the range only after its last key (Int64.max at most)
         }
         return permanent
     }
