@@ -50,7 +50,8 @@ public final class PersistentStoreCoordinator: Sendable {
             if !description.allowsMigration, url.path != "/dev/null" {
                 try SQLiteStore.checkNeedsNoMigration(url: url, model: managedObjectModel)
             }
-            store = try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory)
+            store = try SQLiteStore(url: url, model: managedObjectModel, persistentHistoryTracking: description.keepsPersistentHistory,
+                                    readOnly: description.isReadOnly)
         case let type:
             guard let factory = Self.registeredStoreTypes.withLock({ $0[type] }) else {
                 throw StoreError.unsupportedStoreType(type.rawValue)

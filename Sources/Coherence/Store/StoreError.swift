@@ -28,6 +28,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (its identifier or model description missing or unreadable, an
     /// entity's table missing): `reason` says which. It was left untouched.
     case damagedStore(path: String, reason: String)
+    /// The store was opened read-only (``PersistentStoreDescription/isReadOnly``)
+    /// and cannot be changed, or there is no store to open read-only.
+    case readOnlyStore(path: String, reason: String)
     /// The store was saved with a model that the current one cannot migrate
     /// from; the file was left untouched.
     case incompatibleModel(reason: String)
@@ -74,6 +77,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path) is not an SQLite database; it was left untouched"
         case .notACoherenceStore(let path):
             "\(path) holds tables that Coherence did not create; it was left untouched"
+        case .readOnlyStore(let path, let reason):
+            "\(path) cannot be written: \(reason)"
         case .damagedStore(let path, let reason):
             "\(path) is a damaged Coherence store: \(reason); it was left untouched"
         case .incompatibleModel(let reason):

@@ -47,11 +47,26 @@ package final class SQLStore: Sendable {
     /// missing (in the same transaction). A store whose history tables exist
     /// keeps history whatever the option says.
     package init(connections: any SQLConnections, dialect: SQLDialect, model: ManagedObjectModel, location: String,
-                 persistentHistoryTracking: Bool = false) throws {
-        self.connections = connections
+                 persistentHistoryTracking: Bool = false, readOnly: Bool = false) throws {
+        self.connections = readOnly ? ReadOnlyConnections(base: connections, location: location) : connections
         self.dialect = dialect
         self.model = model
         statements = Dictionary(uniqueKeysWithValues: model.entities.map { ($0.name, SQLStatements($0)) })
+        if readOnly {
+            // An existing store with this very model: nothing may be written.
+            (identifier, tracksPersistentHistory) = try connections.read { db in
+                guard try db.tableExists(SQLSchema.metadataTableName) else {
+                    throw StoreError.readOnlyStore(path: location, reason: "there is no store there to open read-only")
+                }
+                let (identifier, stored) = try Self.storeRecords(in: db, location: location)
+                guard stored == StoredModel(model) else {
+                    throw StoreError.incompatibleModel(reason: "the store at \(location) was saved with another model, and a store opened read-only cannot be migrated")
+                }
+                return (identifier, try db.tableExists(SQLHistorySchema.transactionCounter))
+            }
+            storeNumber = StoreNumbers.number(for: identifier)
+            return
+        }
         var migrated = false
         var tracks = persistentHistoryTracking
         identifier = try connections.write { db in

@@ -35,16 +35,26 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     /// Data's SQLite store does: the same SQL, types and constraints as a
     /// file, nothing kept after the store closes, and no other writer to
     /// watch for remote changes.
+    ///
+    /// With `readOnly` (``PersistentStoreDescription/isReadOnly``), an
+    /// existing store saved with `model` is opened without writing to it.
     /// - Throws: ``StoreError`` when the file cannot be used; it is then untouched.
-    public init(url: URL, model: ManagedObjectModel, persistentHistoryTracking: Bool = false) throws {
+    public init(url: URL, model: ManagedObjectModel, persistentHistoryTracking: Bool = false, readOnly: Bool = false) throws {
         self.url = url
         let inMemory = url.path == "/dev/null"
-        if !inMemory { _ = try Self.inspect(url: url, model: model) }
+        if readOnly, !inMemory {
+            guard try Self.inspect(url: url, model: nil, readOnly: true) != nil else {
+                throw StoreError.readOnlyStore(path: url.path, reason: "there is no store there to open read-only")
+            }
+        } else if !inMemory {
+            _ = try Self.inspect(url: url, model: model)
+        }
         let connections: any SQLConnections
         do {
             var configuration = Configuration()
             configuration.label = "Coherence.SQLiteStore"
             configuration.busyMode = .timeout(10)
+            configuration.readonly = readOnly && !inMemory
             configuration.prepareDatabase { db in
                 SQLiteFunctions.register(in: db)
                 SQLiteCollations.register(in: db)
@@ -53,7 +63,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
                 let queue = try DatabaseQueue(configuration: configuration)
                 (database, connections) = (queue, SQLiteConnections(pool: queue))
             } else {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if !readOnly { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) }
                 let pool = try DatabasePool(path: url.path, configuration: configuration)
                 (database, connections) = (pool, SQLiteConnections(pool: pool))
             }
@@ -61,7 +71,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
             throw StoreError(error)
         }
         store = try SQLStore(connections: connections, dialect: .sqlite, model: model, location: url.path,
-                             persistentHistoryTracking: persistentHistoryTracking)
+                             persistentHistoryTracking: persistentHistoryTracking, readOnly: readOnly)
     }
 
     /// Whether the database lives in memory (a `/dev/null` URL).
@@ -76,8 +86,8 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     /// hot rollback journal left by an interrupted write is rolled back, as
     /// SQLite does whenever it opens the file for writing, before the file
     /// is read.
-    static func inspect(url: URL, model: ManagedObjectModel?) throws -> (String, StoredModel)? {
-        if hasRollbackJournal(url) {
+    static func inspect(url: URL, model: ManagedObjectModel?, readOnly: Bool = false) throws -> (String, StoredModel)? {
+        if !readOnly, hasRollbackJournal(url) {
             do {
                 try rollBackHotJournal(url: url)
             } catch let error as DatabaseError {
