@@ -48,15 +48,18 @@ enum PostgresValues {
 }
 
 /// PostgreSQL text cannot hold U+0000 (NUL), which Swift strings and SQLite
-/// can. Text is therefore stored with U+0000 written as U+FFFF U+FFFE and
-/// U+FFFF itself as U+FFFF U+FFFF (U+FFFF and U+FFFE are noncharacters,
-/// which text rarely holds); every other string is stored as it is. Values
-/// bound to predicates are escaped the same way, so equality and substring
-/// tests hold. Departure: in the order of a sort, a NUL sorts after every
-/// other character instead of before.
+/// can. Text is therefore stored with U+0000 written as U+0001 U+0001 and
+/// U+0001 itself as U+0001 U+0002; every other string is stored as it is.
+/// The escape keeps the order of UTF-8 bytes (NUL still sorts before every
+/// other character, a string before its extensions), so ordering
+/// comparisons and sorts agree with SQLite and the in-memory evaluation;
+/// values bound to predicates are escaped the same way, so equality holds.
+/// (A substring test for text starting with U+0002 may match inside an
+/// escaped U+0001: control characters text rarely holds.)
 enum PostgresText {
-    private static let escape: Unicode.Scalar = "\u{FFFF}"
-    private static let escapedNUL: Unicode.Scalar = "\u{FFFE}"
+    private static let escape: Unicode.Scalar = "\u{1}"
+    private static let escapedNUL: Unicode.Scalar = "\u{1}"
+    private static let escapedEscape: Unicode.Scalar = "\u{2}"
 
     /// `string` as PostgreSQL keeps it.
     static func escaped(_ string: String) -> String {
@@ -65,7 +68,7 @@ enum PostgresText {
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\0": result.append(escape); result.append(escapedNUL)
-            case escape: result.append(escape); result.append(escape)
+            case escape: result.append(escape); result.append(escapedEscape)
             default: result.append(scalar)
             }
         }
@@ -79,7 +82,7 @@ enum PostgresText {
         var pendingEscape = false
         for scalar in stored.unicodeScalars {
             if pendingEscape {
-                result.append(scalar == escapedNUL ? "\0" : scalar)
+                result.append(scalar == escapedNUL ? "\0" : scalar == escapedEscape ? escape : scalar)
                 pendingEscape = false
             } else if scalar == escape {
                 pendingEscape = true

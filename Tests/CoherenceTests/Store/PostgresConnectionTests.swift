@@ -94,12 +94,13 @@ struct PostgresConnectionTests {
     }
 
     /// PostgreSQL text cannot hold U+0000; the store escapes it (and the
-    /// escape character U+FFFF), so such strings round-trip exactly and
-    /// compare equal to themselves in SQL.
-    @Test("Strings holding NUL and U+FFFF round-trip and compare equal", .enabled(if: PostgresTestServer.shouldRun))
+    /// escape character U+0001), so such strings round-trip exactly, compare
+    /// equal to themselves in SQL, and sort in the order of their UTF-8
+    /// bytes, as in SQLite and in memory.
+    @Test("Strings holding NUL and U+0001 round-trip, compare equal and sort by bytes", .enabled(if: PostgresTestServer.shouldRun))
     func nulRoundTrips() throws {
         let connections = try connections()
-        let strings = ["a\u{0}b", "\u{0}", "\u{FFFF}", "x\u{FFFF}\u{FFFE}y\u{0}", "\u{FFFE}", "plain"]
+        let strings = ["a\u{0}b", "\u{0}", "\u{FFFF}", "x\u{FFFF}\u{FFFE}y\u{0}", "\u{FFFE}", "plain", "\u{1}", "a\u{1}\u{2}b", "\u{2}", "", "a", "a\u{0}"]
         try connections.write { database in
             try database.execute("CREATE TABLE t (n BIGINT PRIMARY KEY, s TEXT)", [])
             for (n, string) in strings.enumerated() {
@@ -111,6 +112,10 @@ struct PostgresConnectionTests {
             for (n, string) in strings.enumerated() {
                 #expect(try database.int64s("SELECT n FROM t WHERE s = ?", [.string(string)]) == [Int64(n)], "\(string.unicodeScalars.map(\.value))")
             }
+            let byBytes = strings.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            #expect(try database.strings("SELECT s FROM t ORDER BY s COLLATE \"C\", n") == byBytes)
+            #expect(try database.int64s("SELECT count(*) FROM t WHERE s < ? COLLATE \"C\"", [.string("a\u{0}")])
+                    == [Int64(strings.filter { Array($0.utf8).lexicographicallyPrecedes(Array("a\u{0}".utf8)) }.count)])
         }
     }
 
