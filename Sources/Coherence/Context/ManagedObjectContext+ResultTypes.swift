@@ -22,14 +22,14 @@ extension ManagedObjectContext {
     /// (`Predicate(format:)`, `Predicate(value:)`, ``CompoundPredicate``s of
     /// them) and its sort descriptors must be by name
     /// (`SortDescriptor(key:ascending:)`). Objects, IDs and counts include
-    /// unsaved changes as ``fetch(_:)-(FetchRequest<Result>)`` does;
+    /// unsaved changes as the typed ``fetch(_:)-1kja4`` does;
     /// dictionaries hold committed values, as Core Data's. A result type
     /// that `Result` cannot hold (a count for a `FetchRequest<NSDictionary>`)
     /// stops the program, naming both, where Core Data's cast would fail.
     /// - Throws: ``FetchError/noEntity(resultType:)``,
     ///   ``FetchError/predicateNotOnObjects(resultType:)``,
     ///   ``FetchError/unknownSortKey(entity:key:)``, and the errors of
-    ///   ``fetch(_:)-(FetchRequest<Result>)`` and
+    ///   ``fetch(_:)-1kja4`` and
     ///   ``fetchDictionaries(_:propertiesToFetch:propertiesToGroupBy:havingPredicate:returnsDistinctResults:)``.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/fetch(_:)>
     @_disfavoredOverload
@@ -63,8 +63,8 @@ extension ManagedObjectContext {
 
     /// The number of objects `request` matches, for a request whose
     /// `Result` is not an entity's class (Core Data's untyped
-    /// `count(for:)`); see ``fetch(_:)-(FetchRequest<Result>)``.
-    /// - Throws: as ``fetch(_:)-(FetchRequest<Result>)``.
+    /// `count(for:)`); see ``fetch(_:)-9t4sm``.
+    /// - Throws: as ``fetch(_:)-9t4sm``.
     @_disfavoredOverload
     public func count<Result>(for request: FetchRequest<Result>) throws -> Int {
         if let objectClass = Result.self as? ManagedObject.Type {

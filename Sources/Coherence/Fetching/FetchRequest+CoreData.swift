@@ -35,7 +35,7 @@ extension FetchRequestResult where Self: ManagedObject {
     /// declares: `let request: FetchRequest<FetchRequestResult> = Car.fetchRequest()`
     /// gives a request for this class's entity whose results are cast, as
     /// Core Data code writes it. Without a type to match, the typed
-    /// ``fetchRequest()-(FetchRequest<Self>)`` is chosen.
+    /// ``fetchRequest()->FetchRequest<Self>`` is chosen.
     @_disfavoredOverload
     public static func fetchRequest() -> FetchRequest<FetchRequestResult> {
         FetchRequest<FetchRequestResult>(entityName: entityName)

@@ -20,7 +20,7 @@ import Foundation
 /// an entity given by name may ask for other results with ``resultType``:
 /// `FetchRequest<ManagedObjectID>`, `FetchRequest<NSDictionary>`,
 /// `FetchRequest<NSNumber>` (a count) or `FetchRequest<FetchRequestResult>`
-/// (any of them); see ``ManagedObjectContext/fetch(_:)-(FetchRequest<Result>)``.
+/// (any of them); see ``ManagedObjectContext/fetch(_:)-9t4sm``.
 ///
 /// **Complexity:** O(1) to read or set a property.
 public final class FetchRequest<Result>: @unchecked Sendable {

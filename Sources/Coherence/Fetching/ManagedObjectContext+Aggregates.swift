@@ -40,7 +40,7 @@ extension ManagedObjectContext {
     ///   (a sum of strings), a fetched property that is neither grouped by
     ///   nor aggregated when grouping (Core Data rejects such requests
     ///   too), or a sort by something not fetched; the errors of
-    ///   ``fetch(_:)``.
+    ///   ``fetch(_:)-1kja4``.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/propertiestogroupby>
     public func fetchDictionaries<Result: ManagedObject>(
         _ request: FetchRequest<Result>,

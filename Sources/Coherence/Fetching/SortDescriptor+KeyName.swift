@@ -23,12 +23,12 @@ extension SortDescriptor where Compared: ManagedObject {
         self.init(\Compared.[_sortKey: SortKeyName(name: key)], order: order)
     }
 
-    /// ``init(key:order:)`` with Core Data's `ascending` flag.
+    /// `init(key:order:)` with Core Data's `ascending` flag.
     public init(key: String, ascending: Bool) {
         self.init(key: key, order: ascending ? .forward : .reverse)
     }
 
-    /// Whether this descriptor was made by ``init(key:order:)``.
+    /// Whether this descriptor was made by `init(key:order:)`.
     var isByKeyName: Bool {
         keyPath.map { type(of: $0).valueType == KeyedSortValue.self } ?? false
     }
@@ -57,12 +57,12 @@ extension SortDescriptor where Compared: FetchRequestResult {
     /// A sort descriptor by attribute name for a request whose results are
     /// not objects (`FetchRequest<NSDictionary>`, `FetchRequest<ManagedObjectID>`):
     /// Core Data's `NSSortDescriptor(key:ascending:)`. The fetch sorts the
-    /// entity's objects by the attribute; see ``init(key:order:)``.
+    /// entity's objects by the attribute; see `init(key:order:)`.
     public init(key: String, order: SortOrder = .forward) {
         self.init(\Compared.[_sortKeyName: SortKeyName(name: key)], order: order)
     }
 
-    /// ``init(key:order:)`` with Core Data's `ascending` flag.
+    /// `init(key:order:)` with Core Data's `ascending` flag.
     public init(key: String, ascending: Bool) {
         self.init(key: key, order: ascending ? .forward : .reverse)
     }
@@ -75,7 +75,7 @@ extension SortDescriptor where Compared == any FetchRequestResult {
         self.init(\Compared.[_sortKeyName: SortKeyName(name: key)], order: order)
     }
 
-    /// ``init(key:order:)`` with Core Data's `ascending` flag.
+    /// `init(key:order:)` with Core Data's `ascending` flag.
     public init(key: String, ascending: Bool) {
         self.init(key: key, order: ascending ? .forward : .reverse)
     }
@@ -96,7 +96,7 @@ extension FetchRequestResult {
 
 extension SortDescriptor {
     /// The attribute name of a by-name descriptor made for results that are
-    /// not objects (``init(key:order:)``), found among `names`; `nil` for
+    /// not objects (`init(key:order:)`), found among `names`; `nil` for
     /// any other descriptor.
     func attributeName(among names: [String]) -> String? {
         guard let keyPath else { return nil }
