@@ -34,15 +34,6 @@ extension ManagedObjectContext {
         return AffectedStoreFilter(storeNumbers: Set(stores.map { StoreNumbers.number(for: $0.identifier) }), includesUnsaved: includesUnsaved)
     }
 
-    /// `results` after the request's ``FetchRequest/fetchOffset`` and
-    /// ``FetchRequest/fetchLimit``.
-    func window<Element, Result>(_ results: [Element], like request: FetchRequest<Result>) -> [Element] {
-        let offset = min(max(request.fetchOffset, 0), results.count)
-        let limit = request.fetchLimit
-        let end = limit > 0 ? offset + min(limit, results.count - offset) : results.count
-        return Array(results[offset..<end])
-    }
-
     /// Traps when a typed request asks for results other than its objects,
     /// naming the types, where Core Data's cast of the results would fail.
     func requireObjectResults<Result: ManagedObject>(_ request: FetchRequest<Result>) {

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
         _assertOnQueue()
         requireObjectResults(request)
         if let stores = request.affectedStores, let filter = affectedStoreFilter(stores) {
-            return try window(fetch(filter.unwindowed(request)).filter { filter.contains($0.objectID) }, like: request)
+            return try window(fetch(filter.unwindowed(request)).filter { filter.contains($0.objectID) }, request)
         }
         processPendingChanges()
         // Without prefetching, objects are filled (and `awakeFromFetch()`
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     public func fetchObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>) throws -> [ManagedObjectID] {
         _assertOnQueue()
         if let stores = request.affectedStores, let filter = affectedStoreFilter(stores) {
-            return try window(fetchObjectIDs(filter.unwindowed(request)).filter(filter.contains), like: request)
+            return try window(fetchObjectIDs(filter.unwindowed(request)).filter(filter.contains), request)
         }
         processPendingChanges()
         return try matchingObjects(request).map(\.objectID)
@@ -383,9 +383,17 @@ extension ManagedObjectContext {
         }
     }
 
-    private func window<Result>(_ objects: [Result], _ request: FetchRequest<some ManagedObject>) -> [Result] {
-        let start = min(max(request.fetchOffset, 0), objects.count)
-        let end = request.fetchLimit > 0 ? min(start + request.fetchLimit, objects.count) : objects.count
-        return Array(objects[start..<end])
+    /// `objects` after the request's ``FetchRequest/fetchOffset`` and
+    /// ``FetchRequest/fetchLimit``.
+    func window<Element, Result>(_ objects: [Element], _ request: FetchRequest<Result>) -> [Element] {
+        windowed(objects, offset: request.fetchOffset, limit: request.fetchLimit)
     }
+}
+
+/// `elements` from `offset` (0 when negative), at most `limit` of them (all
+/// for 0 or less): a fetch's window, which no offset or limit can overflow.
+func windowed<Element>(_ elements: [Element], offset: Int, limit: Int) -> [Element] {
+    let start = min(max(offset, 0), elements.count)
+    let end = limit > 0 ? start + min(limit, elements.count - start) : elements.count
+    return Array(elements[start..<end])
 }

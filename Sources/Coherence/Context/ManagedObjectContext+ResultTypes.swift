@@ -34,7 +34,7 @@ extension ManagedObjectContext {
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectcontext/fetch(_:)>
     @_disfavoredOverload
     public func fetch<Result>(_ request: FetchRequest<Result>) throws -> [Result] {
-        let settings = request.lock.withLock { request.settings }
+        let settings = request.snapshot
         let resultType = settings.resultType
         // Generic code over `FetchRequestResult` whose `Result` is an
         // entity's class: the typed fetch, typed predicates included.
@@ -70,7 +70,7 @@ extension ManagedObjectContext {
         if let objectClass = Result.self as? ManagedObject.Type {
             return try objectClass.countTyped(request, in: self)
         }
-        return try count(for: objectRequest(for: request.lock.withLock { request.settings }, resultName: "\(Result.self)"))
+        return try count(for: objectRequest(for: request.snapshot, resultName: "\(Result.self)"))
     }
 
     /// A request with `settings` (of a request for `Result`s) as a request
@@ -100,7 +100,7 @@ extension ManagedObjectContext {
             }
             return SortDescriptor<ManagedObject>(key: name, order: descriptor.order)
         }
-        objects.settings.copyOptions(from: settings)
+        objects.state.withLock { $0.copyOptions(from: settings) }
         return objects
     }
 

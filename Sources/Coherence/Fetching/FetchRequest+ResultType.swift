@@ -23,8 +23,8 @@ extension FetchRequest {
     /// both, as the cast of Core Data's result would.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/resulttype>
     public var resultType: FetchRequestResultType {
-        get { lock.withLock { settings.resultType } }
-        set { lock.withLock { settings.resultType = newValue } }
+        get { state.withLock { $0.resultType } }
+        set { state.withLock { $0.resultType = newValue } }
     }
 
     /// With ``FetchRequestResultType/dictionaryResultType``: the attributes
@@ -33,8 +33,8 @@ extension FetchRequest {
     /// relationship when `nil`. Core Data's `propertiesToFetch`.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/propertiestofetch>
     public var propertiesToFetch: [PropertyToFetch]? {
-        get { lock.withLock { settings.propertiesToFetch } }
-        set { lock.withLock { settings.propertiesToFetch = newValue } }
+        get { state.withLock { $0.propertiesToFetch } }
+        set { state.withLock { $0.propertiesToFetch = newValue } }
     }
 
     /// With ``FetchRequestResultType/dictionaryResultType``: the properties
@@ -42,24 +42,24 @@ extension FetchRequest {
     /// `propertiesToGroupBy`).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/propertiestogroupby>
     public var propertiesToGroupBy: [String]? {
-        get { lock.withLock { settings.propertiesToGroupBy } }
-        set { lock.withLock { settings.propertiesToGroupBy = newValue } }
+        get { state.withLock { $0.propertiesToGroupBy } }
+        set { state.withLock { $0.propertiesToGroupBy = newValue } }
     }
 
     /// With ``propertiesToGroupBy``: the condition a group must meet (Core
     /// Data's `havingPredicate`, as a typed ``HavingPredicate``).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/havingpredicate>
     public var havingPredicate: HavingPredicate? {
-        get { lock.withLock { settings.havingPredicate } }
-        set { lock.withLock { settings.havingPredicate = newValue } }
+        get { state.withLock { $0.havingPredicate } }
+        set { state.withLock { $0.havingPredicate = newValue } }
     }
 
     /// With ``FetchRequestResultType/dictionaryResultType``: whether equal
     /// dictionaries are returned once (Core Data's `returnsDistinctResults`).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/returnsdistinctresults>
     public var returnsDistinctResults: Bool {
-        get { lock.withLock { settings.returnsDistinctResults } }
-        set { lock.withLock { settings.returnsDistinctResults = newValue } }
+        get { state.withLock { $0.returnsDistinctResults } }
+        set { state.withLock { $0.returnsDistinctResults = newValue } }
     }
 
     /// The stores to search, as Core Data's `affectedStores`; every store
@@ -70,7 +70,7 @@ extension FetchRequest {
     /// to its fetch, not to the changes it follows afterwards.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/affectedstores>
     public var affectedStores: [any PersistentStore]? {
-        get { lock.withLock { settings.affectedStores } }
-        set { lock.withLock { settings.affectedStores = newValue } }
+        get { state.withLock { $0.affectedStores } }
+        set { state.withLock { $0.affectedStores = newValue } }
     }
 }

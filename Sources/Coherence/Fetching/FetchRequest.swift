@@ -47,28 +47,31 @@ public final class FetchRequest<Result>: @unchecked Sendable {
         var affectedStores: [any PersistentStore]? = nil
     }
 
-    let lock = NSLock()
-    var settings: Settings
+    /// The settings, read and written under the lock.
+    let state: Locked<Settings>
+
+    /// All the settings at once, as a fetch reads them when it starts.
+    var snapshot: Settings { state.withLock { $0 } }
 
     /// Which objects match; `nil` for all objects of the entity.
     public var predicate: Predicate<Result>? {
-        get { lock.withLock { settings.predicate } }
-        set { lock.withLock { settings.predicate = newValue } }
+        get { state.withLock { $0.predicate } }
+        set { state.withLock { $0.predicate = newValue } }
     }
     /// The order of the results; unordered when empty.
     public var sortDescriptors: [SortDescriptor<Result>] {
-        get { lock.withLock { settings.sortDescriptors } }
-        set { lock.withLock { settings.sortDescriptors = newValue } }
+        get { state.withLock { $0.sortDescriptors } }
+        set { state.withLock { $0.sortDescriptors = newValue } }
     }
     /// The largest number of objects to return; 0 for no limit.
     public var fetchLimit: Int {
-        get { lock.withLock { settings.fetchLimit } }
-        set { lock.withLock { settings.fetchLimit = newValue } }
+        get { state.withLock { $0.fetchLimit } }
+        set { state.withLock { $0.fetchLimit = newValue } }
     }
     /// How many matching objects to skip before the first one returned.
     public var fetchOffset: Int {
-        get { lock.withLock { settings.fetchOffset } }
-        set { lock.withLock { settings.fetchOffset = newValue } }
+        get { state.withLock { $0.fetchOffset } }
+        set { state.withLock { $0.fetchOffset = newValue } }
     }
     /// Whether unsaved insertions, changes and deletions in the context count
     /// (the default, as in Core Data). When `false`, objects are matched and
@@ -76,22 +79,22 @@ public final class FetchRequest<Result>: @unchecked Sendable {
     /// left out; the objects returned are still the context's own, changes
     /// included.
     public var includesPendingChanges: Bool {
-        get { lock.withLock { settings.includesPendingChanges } }
-        set { lock.withLock { settings.includesPendingChanges = newValue } }
+        get { state.withLock { $0.includesPendingChanges } }
+        set { state.withLock { $0.includesPendingChanges = newValue } }
     }
     /// Whether to evaluate the predicate on objects in memory rather than in
     /// the store. Needed only for predicates the store cannot translate (a
     /// fetch with such a predicate throws ``FetchError/unsupportedPredicate(entity:construct:)``
     /// otherwise); it loads every object of the entity.
     public var evaluatesPredicateInMemory: Bool {
-        get { lock.withLock { settings.evaluatesPredicateInMemory } }
-        set { lock.withLock { settings.evaluatesPredicateInMemory = newValue } }
+        get { state.withLock { $0.evaluatesPredicateInMemory } }
+        set { state.withLock { $0.evaluatesPredicateInMemory = newValue } }
     }
     /// Whether fetched objects stay faults until first used (the default), or
     /// arrive with their values loaded.
     public var returnsObjectsAsFaults: Bool {
-        get { lock.withLock { settings.returnsObjectsAsFaults } }
-        set { lock.withLock { settings.returnsObjectsAsFaults = newValue } }
+        get { state.withLock { $0.returnsObjectsAsFaults } }
+        set { state.withLock { $0.returnsObjectsAsFaults = newValue } }
     }
     /// Core Data's `fetchBatchSize`: with a positive value, the fetch reads
     /// only the matching objects' IDs, and objects not loaded in the context
@@ -119,15 +122,15 @@ public final class FetchRequest<Result>: @unchecked Sendable {
     /// the object).
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/fetchbatchsize>
     public var fetchBatchSize: Int {
-        get { lock.withLock { settings.fetchBatchSize } }
-        set { lock.withLock { settings.fetchBatchSize = newValue } }
+        get { state.withLock { $0.fetchBatchSize } }
+        set { state.withLock { $0.fetchBatchSize = newValue } }
     }
     /// Relationships to load together with the results, by name, with dots
     /// for deeper paths (`["feedItems"]`, `["server.feedItems"]`): one query
     /// per relationship instead of one per object.
     public var relationshipKeyPathsForPrefetching: [String] {
-        get { lock.withLock { settings.relationshipKeyPathsForPrefetching } }
-        set { lock.withLock { settings.relationshipKeyPathsForPrefetching = newValue } }
+        get { state.withLock { $0.relationshipKeyPathsForPrefetching } }
+        set { state.withLock { $0.relationshipKeyPathsForPrefetching = newValue } }
     }
     /// To-one relationships of the fetched entity, by name, whose
     /// destinations a ``FetchedResultsController`` watches: a change of the
@@ -135,22 +138,22 @@ public final class FetchRequest<Result>: @unchecked Sendable {
     /// objects that point to it (items sorted by `server?.name`). One level
     /// only: to-many names and dotted paths are ignored.
     public var relationshipKeyPathsForRefreshing: [String] {
-        get { lock.withLock { settings.relationshipKeyPathsForRefreshing } }
-        set { lock.withLock { settings.relationshipKeyPathsForRefreshing = newValue } }
+        get { state.withLock { $0.relationshipKeyPathsForRefreshing } }
+        set { state.withLock { $0.relationshipKeyPathsForRefreshing = newValue } }
     }
     /// Whether objects of the entity's sub-entities match too (the default),
     /// as Core Data's `includesSubentities`: a fetch of `Car` returns its
     /// `SportCar`s unless this is `false`.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/includessubentities>
     public var includesSubentities: Bool {
-        get { lock.withLock { settings.includesSubentities } }
-        set { lock.withLock { settings.includesSubentities = newValue } }
+        get { state.withLock { $0.includesSubentities } }
+        set { state.withLock { $0.includesSubentities = newValue } }
     }
     /// The name of the entity to fetch, set by
     /// ``init(entityName:predicate:sortBy:)``; `nil` for `Result`'s own entity.
     public var entityName: String? {
-        get { lock.withLock { settings.entityName } }
-        set { lock.withLock { settings.entityName = newValue } }
+        get { state.withLock { $0.entityName } }
+        set { state.withLock { $0.entityName = newValue } }
     }
     /// Whether the fetched objects arrive with their property values, as
     /// Core Data's `includesPropertyValues` (`true` by default). With
@@ -159,23 +162,23 @@ public final class FetchRequest<Result>: @unchecked Sendable {
     /// fetch, so the first use of an object needs no further query.
     /// <https://developer.apple.com/documentation/coredata/nsfetchrequest/includespropertyvalues>
     public var includesPropertyValues: Bool {
-        get { lock.withLock { settings.includesPropertyValues } }
-        set { lock.withLock { settings.includesPropertyValues = newValue } }
+        get { state.withLock { $0.includesPropertyValues } }
+        set { state.withLock { $0.includesPropertyValues = newValue } }
     }
 
     /// A request for the objects of `Result`'s entity.
     public init(predicate: Predicate<Result>? = nil, sortBy sortDescriptors: [SortDescriptor<Result>] = []) {
-        settings = Settings(predicate: predicate, sortDescriptors: sortDescriptors)
+        state = Locked(Settings(predicate: predicate, sortDescriptors: sortDescriptors))
     }
 
     private init(settings: Settings) {
-        self.settings = settings
+        state = Locked(settings)
     }
 
     /// An independent request with the same settings, as Core Data's
     /// `copy()`: changing one leaves the other as it was.
     public func copy() -> FetchRequest<Result> {
-        FetchRequest(settings: lock.withLock { settings })
+        FetchRequest(settings: snapshot)
     }
 }
 

@@ -215,6 +215,20 @@ struct FetchRequestGenericCallTests {
         SortDescriptor<T>(key: "price", ascending: true)
     }
 
+    /// `fetchLimit = Int.max` with an offset is "no limit" after the offset,
+    /// where the window is made in memory (it overflowed before).
+    @Test func aWindowNoLimitCanOverflow() throws {
+        let context = try RunTimeQueryStack.seeded(.inMemory)
+        try context.performAndWait { () throws in
+            let request = FetchRequest<Automobile>(sortBy: [SortDescriptor(\.price)])
+            request.fetchOffset = 2
+            request.fetchLimit = .max
+            #expect(try context.fetch(request).count == 5)
+            request.fetchOffset = -3
+            #expect(try context.fetch(request).count == 7, "a negative offset is no offset")
+        }
+    }
+
     /// Core Data's `let request: NSFetchRequest<NSFetchRequestResult> = Car.fetchRequest()`.
     @Test func anUntypedRequestFromTheClass() throws {
         let context = try RunTimeQueryStack.seeded(.inMemory)

@@ -100,7 +100,7 @@ struct PersistentHistoryFetchFilter {
     ///   other than a transaction's keys, and for any sort of changes (they
     ///   come in commit order).
     init(_ request: FetchRequest<FetchRequestResult>) throws {
-        let settings = request.lock.withLock { request.settings }
+        let settings = request.snapshot
         switch settings.entityName {
         case PersistentHistoryTransaction.entityName?: readsChanges = false
         case PersistentHistoryChange.entityName?: readsChanges = true
@@ -141,9 +141,7 @@ struct PersistentHistoryFetchFilter {
                 return false
             }
         }
-        let start = min(max(fetchOffset, 0), selected.count)
-        let end = fetchLimit > 0 ? start + min(fetchLimit, selected.count - start) : selected.count
-        return Array(selected[start..<end])
+        return windowed(selected, offset: fetchOffset, limit: fetchLimit)
     }
 
     /// Two record values in order, `nil` (NULL) first.
