@@ -72,6 +72,11 @@ struct InterruptedAndDamagedStoreTests {
             ("DELETE FROM \"Z_METADATA\" WHERE key = 'model'", "its metadata table Z_METADATA has no model description"),
             ("UPDATE \"Z_METADATA\" SET value = 'garbage' WHERE key = 'model'", "its model description cannot be read"),
             ("DROP TABLE \"Server\"", "the table of its entity Server is missing"),
+            // Found by the corrupt-file campaign: a column or join table
+            // dropped by another program failed at the first relationship
+            // fault that read it, stopping the program.
+            ("ALTER TABLE \"Server\" DROP COLUMN \"name\"", "the table of its entity Server has no column name"),
+            ("DROP TABLE \"Z_Article_tags\"", "the join table Z_Article_tags of Article.tags is missing"),
         ]
         for (damage, reason) in cases {
             let database = try TestDatabase.new(kind)
@@ -106,6 +111,24 @@ struct InterruptedAndDamagedStoreTests {
         #expect(throws: StoreError.damagedStore(path: database.location, reason: "its model description names the property Note.body twice")) {
             try database.coordinator([NoteV1.self])
         }
+    }
+
+    /// A Codable value another program damaged is the fetch's typed error
+    /// naming entity and property (the corrupt-file campaign found it
+    /// trapping when the object was filled).
+    @Test(arguments: StoreKind.databases) func aDamagedCodableValueIsATypedError(store kind: StoreKind) throws {
+        let database = try TestDatabase.new(kind)
+        let writer = try database.context()
+        try writer.performAndWait {
+            Sample(context: writer).code = "damaged"
+            try writer.save()
+        }
+        try database.execute("UPDATE \"Sample\" SET \"address\" = \(kind == .postgres ? "'garbage'::bytea" : "'garbage'")")
+        let reader = try database.context()
+        #expect(performing: { try reader.performAndWait { try reader.fetch(FetchRequest<Sample>()) } }, throws: { error in
+            guard case .invalidStoredValue("Sample", "address", _)? = error as? StoreError else { return false }
+            return true
+        })
     }
 
     /// SQLite's result codes a user can act on are said in words.

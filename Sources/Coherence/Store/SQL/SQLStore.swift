@@ -62,6 +62,10 @@ package final class SQLStore: Sendable {
                 guard stored == StoredModel(model) else {
                     throw StoreError.incompatibleModel(reason: "the store at \(location) was saved with another model, and a store opened read-only cannot be migrated")
                 }
+                try SQLSchema.checkTables(of: model, in: db, location: location)
+                guard try !Self.derivedArePending(in: db) else {
+                    throw StoreError.incompatibleModel(reason: "the store at \(location) was migrated by an open that stopped before recomputing its derived attributes; open it once for writing")
+                }
                 return (identifier, try db.tableExists(SQLHistorySchema.transactionCounter))
             }
             storeNumber = StoreNumbers.number(for: identifier)
@@ -75,9 +79,12 @@ package final class SQLStore: Sendable {
                 let migration = try SQLMigration(from: old, to: model)
                 migrated = !migration.isEmpty || old != StoredModel(model)
                 if migrated { try Self.checkDerivationsCanBeRecomputed(model, dialect: dialect) }
+                // See SQLStore+PendingDerivations.swift.
+                if migrated { try Self.markDerivedPending(in: db) } else { migrated = try Self.derivedArePending(in: db) }
                 try SQLSchema.dropFetchIndexes(notDeclaredIn: model, in: db)
                 try migration.apply(in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
+                try SQLSchema.checkTables(of: model, in: db, location: location)
                 try Self.writeModel(model, in: db)
                 // A store that keeps history keeps it for every writer, so
                 // that no other process misses a change without knowing.
@@ -97,7 +104,7 @@ package final class SQLStore: Sendable {
         tracksPersistentHistory = tracks
         storeNumber = StoreNumbers.number(for: identifier)
         // Derived columns added or changed by the migration start right.
-        if migrated { try connections.write { db in try recomputeAllDerived(in: db) } }
+        if migrated { try finishPendingDerivations() }
     }
 
     deinit {
@@ -267,7 +274,13 @@ package final class SQLStore: Sendable {
             case .integer(let integer) where !slot.holds(integer: integer):
                 throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name,
                                                     reason: "\(integer) is out of the range of \(slot.attributeType)")
-            default: return value
+            case .null: return value
+            default:
+                // A Codable value or a raw value is decoded here once, so
+                // that one another program damaged is this fetch's typed
+                // error rather than a trap when the object is filled.
+                if slot.kind.native == nil { _ = try entity.attributes[index].access.swiftValue(value) }
+                return value
             }
         } catch let error as StoreError {
             throw error
