@@ -106,7 +106,10 @@ extension StoreError {
     /// act on; `nil` for others.
     /// <https://www.sqlite.org/rescode.html>
     static func sqliteMeaning(_ code: Int32) -> String? {
-        switch code & 0xff {
+        // SQLITE_READONLY_DBMOVED: the file was deleted or renamed (its
+        // directory removed) since the store opened it.
+        if code == 1032 { return "the store's file was moved or deleted while it was open" }
+        return switch code & 0xff {
         case 3: "permission denied"
         case 5: "the database is locked by another connection"
         case 8: "the store is read-only: the file, its directory or its file system cannot be written"

@@ -29,9 +29,25 @@ final class SQLiteConnections<Writer: DatabaseWriter>: SQLConnections {
 
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         do {
-            return try pool.write { db in try body(SQLiteDatabase(db: db)) }
+            return try pool.write { db in
+                try Self.checkFileIsInPlace(db)
+                return try body(SQLiteDatabase(db: db))
+            }
         } catch let error as DatabaseError {
             throw StoreError(error)
+        }
+    }
+
+    /// Refuses to write once the database file was deleted or renamed (its
+    /// directory removed) since it was opened: in WAL mode SQLite goes on
+    /// writing into the unlinked file, so a save would return and be lost
+    /// with the process (the I/O fault campaign found it). SQLite's own
+    /// check, `SQLITE_FCNTL_HAS_MOVED` (<https://www.sqlite.org/c3ref/c_fcntl_begin_atomic_write.html>);
+    /// a database in memory has no file and answers that it has not.
+    private static func checkFileIsInPlace(_ db: Database) throws {
+        var moved: Int32 = 0
+        if sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK, moved != 0 {
+            throw StoreError.sqlite(code: 1032, message: "the database file was moved or deleted while it was open", sql: nil)
         }
     }
 }
