@@ -16,7 +16,10 @@ extension ManagedObjectContext {
     /// The entity of `type` in this context's model; traps for a class that is
     /// not part of the model (a programming error).
     func entity(for type: ManagedObject.Type) -> EntityDescription {
-        guard let entity = coordinator.managedObjectModel.entity(for: type) else {
+        guard let persistentStoreCoordinator else {
+            fatalError("Coherence: cannot use the entity \(type.entityName) in \(self): the context has no persistent store coordinator")
+        }
+        guard let entity = persistentStoreCoordinator.managedObjectModel.entity(for: type) else {
             fatalError("Coherence: \(type.entityName) is not an entity of the model of \(self)")
         }
         return entity

@@ -1,5 +1,6 @@
 import Coherence
 import Foundation
+import Glibc
 import Testing
 
 /// The I/O fault campaign of issue 28, on SQLite: the disk fills up (a
@@ -22,8 +23,8 @@ struct IOFaultCampaign {
         guard getuid() == 0 else { return false }
         let point = TestFiles.newURL("probe").path
         try? FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        guard (try? run("/bin/mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", point)) != nil else { return false }
-        _ = try? run("/bin/umount", point)
+        guard Glibc.mount("tmpfs", point, "tmpfs", 0, "size=64k") == 0 else { return false }
+        umount2(point, Int32(MNT_DETACH))
         return true
     }()
 
@@ -91,7 +92,7 @@ struct IOFaultCampaign {
                 let coordinator = context.persistentStoreCoordinator!
                 try coordinator.remove(coordinator.persistentStores[0])
             }
-            try Self.run("/bin/mount", "-o", "remount,ro", mount.path)
+            try Self.check(Glibc.mount("tmpfs", mount.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil), "remount read-only")
             tally.tried += 1
             do {
                 _ = try MigrationKillCampaign.open(store, TestStack.entities)
@@ -113,7 +114,7 @@ struct IOFaultCampaign {
                 tally.stuck += 1
                 Issue.record("the store could not be opened read-only on a read-only file system: \(error)")
             }
-            try Self.run("/bin/mount", "-o", "remount,rw", mount.path)
+            try Self.check(Glibc.mount("tmpfs", mount.path, "tmpfs", UInt(MS_REMOUNT), nil), "remount writable")
             do {
                 let context = try MigrationKillCampaign.open(store, TestStack.entities)
                 try Self.saveNumbered(2, in: context)
@@ -201,15 +202,7 @@ struct IOFaultCampaign {
     /// The saves in the store (opened anew) are exactly `numbers`, each whole.
     static func expectSaves(_ numbers: ClosedRange<Int>, in store: URL, tally: inout Tally) {
         do {
-            let context = try MigrationKillCampaign.open(store, TestStack.entities)
-            let found: [Int: Int] = try context.performAndWait {
-                var found: [Int: Int] = [:]
-                for server in try context.fetch(FetchRequest<Server>()) {
-                    let number = Int(server.name.split(separator: " ")[1]) ?? -1
-                    found[number] = server.feedItems.count
-                }
-                return found
-            }
+            let found = try savesFound(in: MigrationKillCampaign.open(store, TestStack.entities))
             if Set(found.keys) != Set(numbers) || found.values.contains(where: { $0 != CrashDurabilityTests.itemsPerSave }) {
                 tally.lost += 1
                 Issue.record("expected saves \(numbers) whole, found \(found.sorted { $0.key < $1.key })")
@@ -217,6 +210,18 @@ struct IOFaultCampaign {
         } catch {
             tally.stuck += 1
             Issue.record("the store could not be opened: \(error)")
+        }
+    }
+
+    /// Items per save number (of ``saveNumbered(_:in:)``) in the store.
+    static func savesFound(in context: ManagedObjectContext) throws -> [Int: Int] {
+        try context.performAndWait {
+            var found: [Int: Int] = [:]
+            for server in try context.fetch(FetchRequest<Server>()) {
+                let number = Int(server.name.split(separator: " ")[1]) ?? -1
+                found[number] = server.feedItems.count
+            }
+            return found
         }
     }
 
@@ -229,17 +234,13 @@ struct IOFaultCampaign {
         }
     }
 
-    @discardableResult
-    static func run(_ tool: String, _ arguments: String...) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "\(tool) \(arguments) exited with \(process.terminationStatus)"])
+    /// Mounts and remounts through the system calls, not `mount(8)`: a
+    /// child process's exit could be reaped by the exit tests' monitor
+    /// thread before Foundation's `Process` sees it, and waiting would hang.
+    static func check(_ result: Int32, _ what: String) throws {
+        guard result == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
         }
-        return process.terminationStatus
     }
 
     /// A tmpfs of `size` mounted on a new directory.
@@ -248,8 +249,8 @@ struct IOFaultCampaign {
         init(size: String) throws {
             path = TestFiles.newURL("mount").path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            try IOFaultCampaign.run("/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path)
+            try IOFaultCampaign.check(Glibc.mount("tmpfs", path, "tmpfs", 0, "size=\(size)"), "mount a tmpfs on \(path)")
         }
-        func unmount() { _ = try? IOFaultCampaign.run("/bin/umount", "-l", path) }
+        func unmount() { umount2(path, Int32(MNT_DETACH)) }
     }
 }

@@ -1,4 +1,5 @@
 import Coherence
+import CoherencePostgres
 import Foundation
 import Testing
 
@@ -55,9 +56,15 @@ struct CrashDurabilityTests {
         }
     }
 
+    /// The store of `directory`: `store.sqlite` there, or the PostgreSQL
+    /// store whose URL (with its schema) a `store.url` file there holds.
     static func openContext(_ directory: URL) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try TestStack.model())
-        try coordinator.addPersistentStore(.sqlite(directory.appending(path: "store.sqlite")))
+        if let url = try? String(contentsOf: directory.appending(path: "store.url"), encoding: .utf8) {
+            try coordinator.addPersistentStore(.postgres(url: url))
+        } else {
+            try coordinator.addPersistentStore(.sqlite(directory.appending(path: "store.sqlite")))
+        }
         return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
     }
 

@@ -161,7 +161,7 @@ extension SQLStore {
                 let pruned = try db.string("SELECT value FROM \(SQLSchema.metadataTable) WHERE key = ?", [.string(SQLHistorySchema.prunedKey)])
                     .flatMap { Int64($0) } ?? 0
                 // Transactions after `after` were deleted: the caller would miss them.
-                if let token = request.token, after + 1 < pruned { throw PersistentHistoryError.tokenExpired(token) }
+                if let token = request.token, after < pruned - 1 { throw PersistentHistoryError.tokenExpired(token) }
                 conditions.append("t.\"Z_PK\" > ?")
                 arguments.append(.integer(after))
             case .fetchAfterDate(let date):

@@ -64,7 +64,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
                 let queue = try DatabaseQueue(configuration: configuration)
                 (database, connections) = (queue, SQLiteConnections(pool: queue))
             } else {
-                if !readOnly { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) }
+                if !readOnly { try Self.createDirectory(of: url) }
                 let pool = try DatabasePool(path: readOnly ? Self.readingPath(url) : url.path, configuration: configuration)
                 (database, connections) = (pool, SQLiteConnections(pool: pool))
             }
@@ -95,10 +95,14 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
                 throw StoreError(error)
             }
         }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw StoreError.invalidStoreURL(url.path, reason: "it names a directory, not a store file")
+        }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size > 0 else { return nil }
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
-        let header = handle.readData(ofLength: 16)
+        let header = try? handle.read(upToCount: 16)
         try? handle.close()
         guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
         do {
@@ -133,12 +137,22 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         }
     }
 
+    /// Creates the store file's directory if missing.
+    /// - Throws: ``StoreError/invalidStoreURL(_:reason:)`` saying why it cannot.
+    private static func createDirectory(of url: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.invalidStoreURL(url.path, reason: "its directory \(url.deletingLastPathComponent().path) cannot be created: \(error.localizedDescription)")
+        }
+    }
+
     /// Whether an SQLite rollback journal (its header's magic number) lies
     /// beside the file: an interrupted write's, unless a writer holds it.
     private static func hasRollbackJournal(_ url: URL) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: url.path + "-journal") else { return false }
         defer { try? handle.close() }
-        return handle.readData(ofLength: 8) == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
+        return (try? handle.read(upToCount: 8)) == Data([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7])
     }
 
     /// Opens the file for writing once, so that SQLite rolls back the hot
