@@ -16,17 +16,9 @@ struct QueueConfinementTests {
             .appending(path: "checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
         let file = TestFiles.newURL("Confinement.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
-                             "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
+                         "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)", file.path]
+        return try ShellCommand.run(arguments.map(ShellCommand.quoted).joined(separator: " "))
     }
 
     private let model = """

@@ -128,24 +128,13 @@ struct PrivatePostgresServer: Sendable {
         getuid() == 0 ? "runuser -u postgres -- \(command)" : command
     }
 
-    /// Runs `command` with bash and returns its standard output. The end
-    /// of the output (EOF), not the process's exit, says it finished, with
-    /// its status echoed last: the exit tests' monitor thread may reap the
-    /// child before Foundation's `Process` sees it exit, and waiting for it
-    /// would hang.
+    /// Runs `command` (see ``ShellCommand``); its output, or an error.
     @discardableResult
     static func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "{ \(command) ; } ; echo \"exit status $?\""]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast(output.hasSuffix("\n") ? 1 : 0)
-        guard let last = lines.last, last == "exit status 0" else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "`\(command)` failed: \(lines.last ?? "no output")"])
+        let (status, output) = try ShellCommand.run(command)
+        guard status == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "`\(command)` exited with \(status): \(output.suffix(500))"])
         }
-        return lines.dropLast().joined(separator: "\n")
+        return output
     }
 }
