@@ -80,6 +80,18 @@ struct DifferentialPredicateCampaign {
         }
     }
 
+    /// `count` rows of random edge values.
+    static func insertRows(_ count: Int, in context: ManagedObjectContext, using random: inout FormatPredicateFuzzTests.Generator) {
+        for _ in 0..<count {
+            let row = CampaignRow(context: context)
+            row.text = texts.randomElement(using: &random)!
+            row.number = numbers.randomElement(using: &random)!
+            row.real = reals.randomElement(using: &random)!
+            row.flag = [nil, true, false].randomElement(using: &random)!
+            row.stamp = dates.randomElement(using: &random)!
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func storesAndMemoryAgree(store: StoreKind) throws {
         let seed: UInt64 = 28
         var random = FormatPredicateFuzzTests.Generator(state: seed &+ UInt64(store.rawValue.count))
@@ -88,14 +100,7 @@ struct DifferentialPredicateCampaign {
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         var tried = 0, wrong = 0, failed = 0, typed = 0
         try context.performAndWait {
-            for _ in 0..<60 {
-                let row = CampaignRow(context: context)
-                row.text = Self.texts.randomElement(using: &random)!
-                row.number = Self.numbers.randomElement(using: &random)!
-                row.real = Self.reals.randomElement(using: &random)!
-                row.flag = [nil, true, false].randomElement(using: &random)!
-                row.stamp = Self.dates.randomElement(using: &random)!
-            }
+            Self.insertRows(60, in: context, using: &random)
             try context.save()
             context.reset()
             for _ in 0..<Self.scale {

@@ -82,6 +82,18 @@ package enum SQLDialect: Sendable, Hashable {
         }
     }
 
+    /// The `ORDER BY` direction that puts NULL where `SortDescriptor`
+    /// puts `nil`: first in a forward sort, last in a reverse one. SQLite
+    /// orders NULL as the smallest value; PostgreSQL as the largest, so it
+    /// is told (the typed-predicate campaign found PostgreSQL fetches
+    /// listing `nil` last).
+    package func direction(ascending: Bool) -> String {
+        switch self {
+        case .sqlite: ascending ? "ASC" : "DESC"
+        case .postgres: ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+        }
+    }
+
     /// Whether ``ordered(_:_:)`` orders strings exactly as `strings` does.
     /// PostgreSQL reproduces `String`'s `<` only: on Linux `.lexical` is that
     /// order too; on Apple platforms the localized orders are not, and the

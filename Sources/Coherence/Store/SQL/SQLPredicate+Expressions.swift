@@ -143,7 +143,10 @@ extension PredicateExpressions.SequenceContains: SQLCompilable {
             throw compiler.unsupported("contains(_:) on something other than a literal collection")
         }
         let element = try compiler.scalar(element)
-        guard !values.isEmpty else { return .value("FALSE", .boolean) }
+        // An empty list holds nothing; the element stays in the text, since
+        // its arguments are bound already (the typed-predicate campaign
+        // found `[].contains($0.n ?? 1)` failing with a bind error).
+        guard !values.isEmpty else { return .value("(\(element) IS NULL AND FALSE)", .boolean) }
         let placeholders = values.map { compiler.bind($0) }.joined(separator: ", ")
         return .value("(\(element) IN (\(placeholders)))", .boolean)
     }

@@ -54,7 +54,7 @@ extension SQLStore: AggregatingStore {
             throw SQLDialectCannotEvaluate(construct: "a sort of distinct rows", entity: entity.name)
         }
         var order = plan.sort.map { descriptor in
-            "\(SQLSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0", dialect: dialect)) \(descriptor.ascending ? "ASC" : "DESC")"
+            "\(SQLSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0", dialect: dialect)) \(dialect.direction(ascending: descriptor.ascending))"
         }
         if !plan.isGrouped, !plan.distinct { order.append("t0.\(SQLSchema.quote(SQLSchema.primaryKey))") }
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }

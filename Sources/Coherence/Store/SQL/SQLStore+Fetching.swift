@@ -22,7 +22,7 @@ extension SQLStore {
         }
         let order = request.sortDescriptors.map { descriptor in
             let column = SQLSchema.orderedColumn(entity.attributes[descriptor.propertyIndex], strings: descriptor.strings, alias: "t0", dialect: dialect)
-            return "\(column) \(descriptor.ascending ? "ASC" : "DESC")"
+            return "\(column) \(dialect.direction(ascending: descriptor.ascending))"
         } + ["t0.\(SQLSchema.quote(SQLSchema.primaryKey))"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if request.fetchLimit > 0 || request.fetchOffset > 0 {
