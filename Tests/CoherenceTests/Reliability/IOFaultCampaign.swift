@@ -155,8 +155,7 @@ struct IOFaultCampaign {
     /// The write-ahead log deleted while the store is open (by hand, or a
     /// cleaning tool): the process that has it open goes on saving into it,
     /// and once it closes the store SQLite copies the log into the database,
-    /// so every save that returned is there. Meanwhile another open of the
-    /// file gets a typed error.
+    /// so every save that returned is there.
     @Test func writeAheadLogDeleted() throws {
         var tally = Tally()
         for _ in 0..<Self.rounds {

@@ -67,6 +67,7 @@ struct PostgresFaultCampaign {
                 context.performAndWait { context.rollback() }
                 usleep(20_000) // back off while the server restarts
             }
+            if restarted.isFinished, !restarted.failures.isEmpty { break } // a restart failed: reported below
             if number > 200_000 { Issue.record("saves never worked again after the restarts"); break }
         }
         #expect(restarted.failures.isEmpty, "pg_ctl restart: \(restarted.failures)")

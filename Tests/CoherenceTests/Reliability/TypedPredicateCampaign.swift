@@ -25,8 +25,9 @@ struct TypedPredicateCampaign {
     typealias Row = CampaignRow
     typealias Values = DifferentialPredicateCampaign
 
-    /// A random typed predicate, and how to print it.
-    static func predicate(using random: inout FormatPredicateFuzzTests.Generator) -> (String, Predicate<Row>) {
+    /// A random typed predicate, how to print it, and the string constant
+    /// it compares text with (`""` for `nil`), if it does.
+    static func predicate(using random: inout FormatPredicateFuzzTests.Generator) -> (String, Predicate<Row>, comparesText: String?) {
         let text = Values.texts.randomElement(using: &random)!
         let word = Values.texts.compactMap { $0 }.randomElement(using: &random)!
         let number = Values.numbers.randomElement(using: &random)!
@@ -39,29 +40,29 @@ struct TypedPredicateCampaign {
         let flag = Bool.random(using: &random)
         let list = (0..<Int.random(in: 0...3, using: &random)).map { _ in Values.numbers.randomElement(using: &random)! ?? 1 }
         switch Int.random(in: 0..<22, using: &random) {
-        case 0: return ("text == \(String(reflecting: text))", #Predicate { $0.text == text })
-        case 1: return ("text != \(String(reflecting: text))", #Predicate { $0.text != text })
-        case 2: return ("(text ?? \"\") < \(String(reflecting: word))", #Predicate { ($0.text ?? "") < word })
-        case 3: return ("(text ?? \"\") >= \(String(reflecting: word))", #Predicate { ($0.text ?? "") >= word })
-        case 4: return ("text.contains \(String(reflecting: word))", #Predicate { $0.text.flatMap { $0.contains(word) } == true })
-        case 5: return ("text.starts(with:) \(String(reflecting: word))", #Predicate { $0.text.flatMap { $0.starts(with: word) } == true })
+        case 0: return ("text == \(String(reflecting: text))", #Predicate { $0.text == text }, text ?? "")
+        case 1: return ("text != \(String(reflecting: text))", #Predicate { $0.text != text }, text ?? "")
+        case 2: return ("(text ?? \"\") < \(String(reflecting: word))", #Predicate { ($0.text ?? "") < word }, word)
+        case 3: return ("(text ?? \"\") >= \(String(reflecting: word))", #Predicate { ($0.text ?? "") >= word }, word)
+        case 4: return ("text.contains \(String(reflecting: word))", #Predicate { $0.text.flatMap { $0.contains(word) } == true }, word)
+        case 5: return ("text.starts(with:) \(String(reflecting: word))", #Predicate { $0.text.flatMap { $0.starts(with: word) } == true }, word)
         case 6: return ("text.localizedStandardContains \(String(reflecting: word))",
-                        #Predicate { $0.text.flatMap { $0.localizedStandardContains(word) } == true })
-        case 7: return ("number == \(String(describing: number))", #Predicate { $0.number == number })
-        case 8: return ("number != \(String(describing: number))", #Predicate { $0.number != number })
-        case 9: return ("(number ?? 0) > \(plainNumber)", #Predicate { ($0.number ?? 0) > plainNumber })
-        case 10: return ("(number ?? 0) <= \(plainNumber)", #Predicate { ($0.number ?? 0) <= plainNumber })
-        case 11: return ("real == \(String(describing: real))", #Predicate { $0.real == real })
-        case 12: return ("(real ?? 0) < \(plainReal)", #Predicate { ($0.real ?? 0) < plainReal })
-        case 13: return ("(real ?? 0) >= \(plainReal)", #Predicate { ($0.real ?? 0) >= plainReal })
-        case 14: return ("flag == \(flag)", #Predicate { $0.flag == flag })
-        case 15: return ("stamp == \(String(describing: stamp))", #Predicate { $0.stamp == stamp })
-        case 16: return ("(stamp ?? distantPast) > \(plainStamp)", #Predicate { ($0.stamp ?? past) > plainStamp })
-        case 17: return ("\(list).contains(number ?? 1)", #Predicate { list.contains($0.number ?? 1) })
-        case 18: return ("(flag ?? false) && (number ?? 0) > \(plainNumber)", #Predicate { ($0.flag ?? false) && ($0.number ?? 0) > plainNumber })
-        case 19: return ("text == \(String(reflecting: text)) || real == nil", #Predicate { $0.text == text || $0.real == nil })
-        case 20: return ("!(number == \(String(describing: number)))", #Predicate { !($0.number == number) })
-        default: return ("text == nil && !(flag ?? true)", #Predicate { $0.text == nil && !($0.flag ?? true) })
+                        #Predicate { $0.text.flatMap { $0.localizedStandardContains(word) } == true }, word)
+        case 7: return ("number == \(String(describing: number))", #Predicate { $0.number == number }, nil)
+        case 8: return ("number != \(String(describing: number))", #Predicate { $0.number != number }, nil)
+        case 9: return ("(number ?? 0) > \(plainNumber)", #Predicate { ($0.number ?? 0) > plainNumber }, nil)
+        case 10: return ("(number ?? 0) <= \(plainNumber)", #Predicate { ($0.number ?? 0) <= plainNumber }, nil)
+        case 11: return ("real == \(String(describing: real))", #Predicate { $0.real == real }, nil)
+        case 12: return ("(real ?? 0) < \(plainReal)", #Predicate { ($0.real ?? 0) < plainReal }, nil)
+        case 13: return ("(real ?? 0) >= \(plainReal)", #Predicate { ($0.real ?? 0) >= plainReal }, nil)
+        case 14: return ("flag == \(flag)", #Predicate { $0.flag == flag }, nil)
+        case 15: return ("stamp == \(String(describing: stamp))", #Predicate { $0.stamp == stamp }, nil)
+        case 16: return ("(stamp ?? distantPast) > \(plainStamp)", #Predicate { ($0.stamp ?? past) > plainStamp }, nil)
+        case 17: return ("\(list).contains(number ?? 1)", #Predicate { list.contains($0.number ?? 1) }, nil)
+        case 18: return ("(flag ?? false) && (number ?? 0) > \(plainNumber)", #Predicate { ($0.flag ?? false) && ($0.number ?? 0) > plainNumber }, nil)
+        case 19: return ("text == \(String(reflecting: text)) || real == nil", #Predicate { $0.text == text || $0.real == nil }, text ?? "")
+        case 20: return ("!(number == \(String(describing: number)))", #Predicate { !($0.number == number) }, nil)
+        default: return ("text == nil && !(flag ?? true)", #Predicate { $0.text == nil && !($0.flag ?? true) }, nil)
         }
     }
 
@@ -70,21 +71,14 @@ struct TypedPredicateCampaign {
         string.unicodeScalars.elementsEqual(string.precomposedStringWithCanonicalMapping.unicodeScalars)
     }
 
-    /// Whether the predicate that `random` draws next compares with a
-    /// string constant not in composed form (the constants are drawn first).
-    static func usesDecomposedConstant(from random: FormatPredicateFuzzTests.Generator) -> Bool {
-        var random = random
-        let text = Values.texts.randomElement(using: &random)!
-        let word = Values.texts.compactMap { $0 }.randomElement(using: &random)!
-        return !(text.map(isComposed) ?? true) || !isComposed(word)
-    }
-
-    /// Whether a row with `text` can be selected differently only because
-    /// a store compares stored forms and Swift canonical equivalence: the
-    /// constant is not composed (it then orders and matches by its own
-    /// form against every row), or the row's text is not.
-    static func differsByNormalizationOnly(_ text: String?, decomposedConstant: Bool) -> Bool {
-        decomposedConstant || !(text.map(isComposed) ?? true)
+    /// Whether rows can be selected differently only because a store
+    /// compares stored forms and Swift canonical equivalence: the
+    /// predicate compares text with a constant, and that constant is not
+    /// in composed form (it then orders and matches by its own form against
+    /// every row) or every differing row's text is not.
+    static func differsByNormalizationOnly(_ differing: Set<Row>, comparedWith constant: String?) -> Bool {
+        guard let constant else { return false }
+        return !isComposed(constant) || differing.allSatisfy { !($0.text.map(isComposed) ?? true) }
     }
 
     /// One to three random sort descriptors over the row's keys.
@@ -134,9 +128,7 @@ struct TypedPredicateCampaign {
             try context.save()
             context.reset()
             for _ in 0..<DifferentialPredicateCampaign.scale {
-                let random1 = random
-                let (text, predicate) = Self.predicate(using: &random)
-                let decomposedConstant = Self.usesDecomposedConstant(from: random1)
+                let (text, predicate, constant) = Self.predicate(using: &random)
                 let sort = Self.sortDescriptors(using: &random)
                 tried += 1
                 do {
@@ -145,7 +137,7 @@ struct TypedPredicateCampaign {
                     request.evaluatesPredicateInMemory = true
                     let inMemory = try context.fetch(request)
                     let differing = Set(fromStore).symmetricDifference(Set(inMemory))
-                    if !differing.isEmpty, differing.allSatisfy({ Self.differsByNormalizationOnly($0.text, decomposedConstant: decomposedConstant) }) {
+                    if !differing.isEmpty, Self.differsByNormalizationOnly(differing, comparedWith: constant) {
                         // The documented departure (README, "Strings in
                         // typed predicates").
                         normalization += 1

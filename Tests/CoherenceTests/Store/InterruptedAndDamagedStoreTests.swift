@@ -129,6 +129,19 @@ struct InterruptedAndDamagedStoreTests {
             guard case .invalidStoredValue("Sample", "address", _)? = error as? StoreError else { return false }
             return true
         })
+        // An enumeration's integer raw value no case has (`Level` has 1 and 2).
+        let other = try TestDatabase.new(kind)
+        let saver = try other.context()
+        try saver.performAndWait {
+            Sample(context: saver).code = "damaged"
+            try saver.save()
+        }
+        try other.execute("UPDATE \"Sample\" SET \"level\" = 5")
+        let otherReader = try other.context()
+        #expect(performing: { try otherReader.performAndWait { try otherReader.fetch(FetchRequest<Sample>()) } }, throws: { error in
+            guard case .invalidStoredValue("Sample", "level", _)? = error as? StoreError else { return false }
+            return true
+        })
     }
 
     /// SQLite's result codes a user can act on are said in words.

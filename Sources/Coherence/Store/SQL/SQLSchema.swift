@@ -111,8 +111,12 @@ enum SQLSchema {
     /// `ZFETCHINDEX Entity(a,b)`. No other name Coherence gives starts so,
     /// and attribute names (Swift identifiers) cannot hold a parenthesis or
     /// a comma, so no two indexes of one entity share a name.
-    static func fetchIndexName(_ entity: String, _ attributes: [String]) -> String {
-        "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))"
+    static func fetchIndexName(_ entity: String, _ attributes: [String], dialect: SQLDialect) -> String {
+        // PostgreSQL's indexes order NULL first, as its sorts do (see
+        // `SQLDialect.direction(ascending:)`); the suffix replaces the
+        // indexes of stores created before, which ordered NULL last and no
+        // sort could walk.
+        "ZFETCHINDEX \(entity)(\(attributes.joined(separator: ",")))" + (dialect == .postgres ? " nulls first" : "")
     }
 
     /// The name of a uniqueness constraint's index
@@ -134,7 +138,7 @@ enum SQLSchema {
     /// still uses (and a constraint the model dropped must no longer hold).
     static func dropFetchIndexes(notDeclaredIn model: ManagedObjectModel, in db: any SQLDatabase) throws {
         let declared = Set(model.entities.flatMap { entity in
-            ownIndexes(entity).map { fetchIndexName(entity.name, $0) } + ownConstraints(entity).map { uniqueIndexName(entity, $0) }
+            ownIndexes(entity).map { fetchIndexName(entity.name, $0, dialect: db.dialect) } + ownConstraints(entity).map { uniqueIndexName(entity, $0) }
         }.map(db.dialect.indexName))
         for name in try fetchIndexNames(in: db) where !declared.contains(name) {
             try db.execute("DROP INDEX \(quote(name))", [])
@@ -149,8 +153,9 @@ enum SQLSchema {
         for entity in model.entities {
             for attributes in ownIndexes(entity) {
                 // The model checked that each name is an attribute.
-                let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable, dialect: db.dialect) } }
-                try db.execute("CREATE INDEX IF NOT EXISTS \(quote(db.dialect.indexName(fetchIndexName(entity.name, attributes)))) ON \(table(entity)) (\(columns.joined(separator: ", ")))", [])
+                let nulls = db.dialect == .postgres ? " NULLS FIRST" : ""
+                let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable, dialect: db.dialect) + nulls } }
+                try db.execute("CREATE INDEX IF NOT EXISTS \(quote(db.dialect.indexName(fetchIndexName(entity.name, attributes, dialect: db.dialect)))) ON \(table(entity)) (\(columns.joined(separator: ", ")))", [])
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
             for constraint in ownConstraints(entity) {

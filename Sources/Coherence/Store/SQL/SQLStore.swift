@@ -64,7 +64,7 @@ package final class SQLStore: Sendable {
                 }
                 try SQLSchema.checkTables(of: model, in: db, location: location)
                 guard try !Self.derivedArePending(in: db) else {
-                    throw StoreError.incompatibleModel(reason: "the store at \(location) was migrated by an open that stopped before recomputing its derived attributes; open it once for writing")
+                    throw StoreError.readOnlyStore(path: location, reason: "an open that migrated it stopped before recomputing its derived attributes, and a read-only open cannot; open it once for writing")
                 }
                 return (identifier, try db.tableExists(SQLHistorySchema.transactionCounter))
             }
@@ -238,6 +238,9 @@ package final class SQLStore: Sendable {
                         throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name,
                                                             reason: "\(integer) is out of the range of \(attributeSlots[index].attributeType)")
                     }
+                    if attributeSlots[index].kind.native == nil {
+                        try checkDecodes(.integer(integer), entity: entity, index: index) // an enumeration's raw value
+                    }
                     values.append(integer: integer)
                     column += 1
                     continue
@@ -276,14 +279,23 @@ package final class SQLStore: Sendable {
                                                     reason: "\(integer) is out of the range of \(slot.attributeType)")
             case .null: return value
             default:
-                // A Codable value or a raw value is decoded here once, so
-                // that one another program damaged is this fetch's typed
-                // error rather than a trap when the object is filled.
-                if slot.kind.native == nil { _ = try entity.attributes[index].access.swiftValue(value) }
+                if slot.kind.native == nil { try checkDecodes(value, entity: entity, index: index) }
                 return value
             }
         } catch let error as StoreError {
             throw error
+        } catch {
+            throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
+        }
+    }
+
+    /// Decodes a value of a type that is not native (a `Codable` value, an
+    /// enumeration's raw value) once, so that one another program damaged
+    /// is the fetch's typed error rather than a trap when the object is
+    /// filled (the corrupt-file campaign found both).
+    func checkDecodes(_ value: StoreValue, entity: EntityDescription, index: Int) throws {
+        do {
+            _ = try entity.attributes[index].access.swiftValue(value)
         } catch {
             throw StoreError.invalidStoredValue(entity: entity.name, property: entity.attributes[index].name, reason: "\(error)")
         }

@@ -65,7 +65,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
                 (database, connections) = (queue, SQLiteConnections(pool: queue))
             } else {
                 if !readOnly { try Self.createDirectory(of: url) }
-                let pool = try DatabasePool(path: readOnly ? Self.readingPath(url) : url.path, configuration: configuration)
+                let pool = try DatabasePool(path: readOnly ? try Self.readingPath(url) : url.path, configuration: configuration)
                 (database, connections) = (pool, SQLiteConnections(pool: pool))
             }
         } catch let error as DatabaseError {
@@ -123,7 +123,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         configuration.readonly = true
         configuration.busyMode = .timeout(10) // another connection may be checkpointing
         configuration.prepareDatabase { db in SQLiteCollations.register(in: db) } // fetch indexes use them
-        let queue = try DatabaseQueue(path: readingPath(url), configuration: configuration)
+        let queue = try DatabaseQueue(path: try readingPath(url), configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { db in
             guard try db.tableExists(SQLSchema.metadataTableName) else {
@@ -162,7 +162,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
     private static func rollBackHotJournal(url: URL) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        let queue = try DatabaseQueue(path: readingPath(url), configuration: configuration)
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
         defer { try? queue.close() }
         _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
     }
