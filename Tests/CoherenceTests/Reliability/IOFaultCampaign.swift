@@ -184,43 +184,22 @@ struct IOFaultCampaign {
 
     // MARK: Support
 
-    /// Save `number`: a server and its items, all or nothing.
+    /// Save `number` (``NumberedSaves``), 4 KB larger, to fill a disk sooner.
     static func saveNumbered(_ number: Int, in context: ManagedObjectContext) throws {
-        try context.performAndWait {
-            let server = Server(context: context)
-            server.name = "save \(number) " + String(repeating: "x", count: 4000)
-            for index in 0..<CrashDurabilityTests.itemsPerSave {
-                let item = FeedItem(context: context)
-                item.title = "\(number).\(index)"
-                item.server = server
-            }
-            try context.save()
-        }
+        try NumberedSaves.save(number, in: context, padding: 4000)
     }
 
     /// The saves in the store (opened anew) are exactly `numbers`, each whole.
     static func expectSaves(_ numbers: ClosedRange<Int>, in store: URL, tally: inout Tally) {
         do {
-            let found = try savesFound(in: MigrationKillCampaign.open(store, TestStack.entities))
-            if Set(found.keys) != Set(numbers) || found.values.contains(where: { $0 != CrashDurabilityTests.itemsPerSave }) {
+            let found = try NumberedSaves.found(in: MigrationKillCampaign.open(store, TestStack.entities))
+            if Set(found.keys) != Set(numbers) || found.values.contains(where: { $0 != NumberedSaves.itemsPerSave }) {
                 tally.lost += 1
                 Issue.record("expected saves \(numbers) whole, found \(found.sorted { $0.key < $1.key })")
             }
         } catch {
             tally.stuck += 1
             Issue.record("the store could not be opened: \(error)")
-        }
-    }
-
-    /// Items per save number (of ``saveNumbered(_:in:)``) in the store.
-    static func savesFound(in context: ManagedObjectContext) throws -> [Int: Int] {
-        try context.performAndWait {
-            var found: [Int: Int] = [:]
-            for server in try context.fetch(FetchRequest<Server>()) {
-                let number = Int(server.name.split(separator: " ")[1]) ?? -1
-                found[number] = server.feedItems.count
-            }
-            return found
         }
     }
 

@@ -19,33 +19,33 @@ struct KillCampaign {
     /// Kills during saves to a store that grows across rounds (a new store
     /// every ten rounds, so that checking one stays cheap).
     @Test func killsDuringSaves() async throws {
-        var folder = TestFiles.newURL("kills").path
-        var lost = 0, partial = 0, unopenable = 0
-        for round in 0..<Self.rounds {
-            if round > 0, round.isMultiple(of: 10) { folder = TestFiles.newURL("kills").path }
-            let delay = Int.random(in: 10...120)
-            await #expect(processExitsWith: .signal(SIGKILL)) { [folder = folder as String, delay = delay as Int] in
-                try KillCampaign.saveUntilKilled(folder: folder, killAfter: delay)
-            }
-            Self.check(folder: folder, lost: &lost, partial: &partial, unopenable: &unopenable)
+        var folder = ""
+        try await Self.killRounds("kills during saves", delays: 10...120) { round in
+            if round.isMultiple(of: 10) { folder = TestFiles.newURL("kills").path }
+            return folder
         }
-        print("kills during saves: \(Self.rounds) kills, \(lost) lost, \(partial) partial, \(unopenable) unopenable")
-        #expect(lost == 0 && partial == 0 && unopenable == 0)
     }
 
     /// Kills during a new store's creation (and its first saves): each round
     /// a new file.
     @Test func killsDuringCreation() async throws {
+        try await Self.killRounds("kills during store creation", delays: 0...60) { _ in TestFiles.newURL("created").path }
+    }
+
+    /// ``rounds`` kills of a child saving to the store of `folder(round)`,
+    /// each `delays` milliseconds after it starts; checks the store after
+    /// each and prints the figures under `label`.
+    static func killRounds(_ label: String, delays: ClosedRange<Int>, folder: (Int) throws -> String) async throws {
         var lost = 0, partial = 0, unopenable = 0
-        for _ in 0..<Self.rounds {
-            let folder = TestFiles.newURL("created").path
-            let delay = Int.random(in: 0...60)
+        for round in 0..<rounds {
+            let folder = try folder(round)
+            let delay = Int.random(in: delays)
             await #expect(processExitsWith: .signal(SIGKILL)) { [folder = folder as String, delay = delay as Int] in
                 try KillCampaign.saveUntilKilled(folder: folder, killAfter: delay)
             }
-            Self.check(folder: folder, lost: &lost, partial: &partial, unopenable: &unopenable)
+            check(folder: folder, lost: &lost, partial: &partial, unopenable: &unopenable)
         }
-        print("kills during store creation: \(Self.rounds) kills, \(lost) lost, \(partial) partial, \(unopenable) unopenable")
+        print("\(label): \(rounds) kills, \(lost) lost, \(partial) partial, \(unopenable) unopenable")
         #expect(lost == 0 && partial == 0 && unopenable == 0)
     }
 
@@ -59,30 +59,26 @@ struct KillCampaign {
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: log)
         try handle.seekToEnd()
-        let context = try CrashDurabilityTests.openContext(directory)
+        let context = try NumberedSaves.openContext(directory)
+        // Saves are numbered 1, 2, 3… across rounds: continue after the last one stored.
         var number = try context.performAndWait { try context.count(for: FetchRequest<Server>()) }
         while true {
             number += 1
-            let saveNumber = number
-            try context.performAndWait {
-                let server = Server(context: context)
-                server.name = "save \(saveNumber)"
-                for index in 0..<CrashDurabilityTests.itemsPerSave {
-                    let item = FeedItem(context: context)
-                    item.title = "\(saveNumber).\(index)"
-                    item.server = server
-                }
-                try context.save()
-            }
-            handle.write(Data("\(saveNumber)\n".utf8))
+            try NumberedSaves.save(number, in: context)
+            handle.write(Data("\(number)\n".utf8))
         }
     }
 
     /// Opens the store the child left and counts what is wrong.
     static func check(folder: String, lost: inout Int, partial: inout Int, unopenable: inout Int) {
         do {
-            let (complete, lastReturned) = try CrashDurabilityTests.inspect(folder: folder)
-            if !complete.allSatisfy({ $0.value == CrashDurabilityTests.itemsPerSave }) {
+            let directory = URL(filePath: folder, directoryHint: .isDirectory)
+            let complete = try NumberedSaves.found(in: NumberedSaves.openContext(directory))
+            let returned = (try? String(contentsOf: directory.appending(path: "returned.log"), encoding: .utf8)) ?? ""
+            // Only this round's child logged numbers above the previous
+            // maximum; checking the largest covers all of them.
+            let lastReturned = returned.split(separator: "\n").compactMap { Int($0) }.max() ?? -1
+            if !complete.allSatisfy({ $0.value == NumberedSaves.itemsPerSave }) {
                 partial += 1
                 Issue.record("a save was half written in \(folder): \(complete)")
             }

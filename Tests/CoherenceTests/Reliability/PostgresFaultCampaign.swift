@@ -16,23 +16,16 @@ import Testing
 @Suite("Reliability campaign: PostgreSQL faults", .serialized, .enabled(if: PostgresTestServer.shouldRun))
 struct PostgresFaultCampaign {
     @Test func killsDuringPostgresSaves() async throws {
-        var lost = 0, partial = 0, unopenable = 0
         var folder = ""
-        for round in 0..<KillCampaign.rounds {
+        try await KillCampaign.killRounds("kills during saves (postgres client)", delays: 30...300) { round in
             if round.isMultiple(of: 10) {
                 folder = TestFiles.newURL("postgres-kills").path
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 let schema = try PostgresTestServer.newSchemaConfiguration().schema
                 try Data("\(PostgresTestServer.url!)?schema=\(schema)".utf8).write(to: URL(fileURLWithPath: folder + "/store.url"))
             }
-            let delay = Int.random(in: 30...300)
-            await #expect(processExitsWith: .signal(SIGKILL)) { [folder = folder as String, delay = delay as Int] in
-                try KillCampaign.saveUntilKilled(folder: folder, killAfter: delay)
-            }
-            KillCampaign.check(folder: folder, lost: &lost, partial: &partial, unopenable: &unopenable)
+            return folder
         }
-        print("kills during saves (postgres client): \(KillCampaign.rounds) kills, \(lost) lost, \(partial) partial, \(unopenable) unopenable")
-        #expect(lost == 0 && partial == 0 && unopenable == 0)
     }
 
     static var restarts: Int { ProcessInfo.processInfo.environment["COHERENCE_RESTART_ROUNDS"].flatMap(Int.init) ?? 2 }
@@ -45,7 +38,7 @@ struct PostgresFaultCampaign {
         let folder = TestFiles.newURL("postgres-restarts")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(server.url.utf8).write(to: folder.appending(path: "store.url"))
-        let context = try CrashDurabilityTests.openContext(folder)
+        let context = try NumberedSaves.openContext(folder)
         let restarted = RestartLog()
         DispatchQueue.global().async {
             for _ in 0..<Self.restarts {
@@ -58,7 +51,7 @@ struct PostgresFaultCampaign {
         while successesAfterRestarts < 20 {
             number += 1
             do {
-                try IOFaultCampaign.saveNumbered(number, in: context)
+                try NumberedSaves.save(number, in: context)
                 returned.append(number)
                 if restarted.isFinished { successesAfterRestarts += 1 }
             } catch {
@@ -71,9 +64,9 @@ struct PostgresFaultCampaign {
             if number > 200_000 { Issue.record("saves never worked again after the restarts"); break }
         }
         #expect(restarted.failures.isEmpty, "pg_ctl restart: \(restarted.failures)")
-        let found = try IOFaultCampaign.savesFound(in: CrashDurabilityTests.openContext(folder))
+        let found = try NumberedSaves.found(in: NumberedSaves.openContext(folder))
         let missing = Set(returned).subtracting(found.keys)
-        let partial = found.filter { $0.value != CrashDurabilityTests.itemsPerSave }
+        let partial = found.filter { $0.value != NumberedSaves.itemsPerSave }
         print("server restarts (postgres): \(Self.restarts) restarts, \(returned.count) saves returned, \(failed) failed"
               + " with a typed error, \(untyped) untyped, \(missing.count) lost, \(partial.count) partial")
         #expect(missing.isEmpty && partial.isEmpty && untyped == 0)
