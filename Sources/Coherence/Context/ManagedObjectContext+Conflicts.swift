@@ -48,7 +48,12 @@ extension ManagedObjectContext {
                     // The store derives to-many values from other rows: read them now.
                     theirs = .objectIDs((try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
                 }
-                let changedHere = mine != read
+                // A derived value is never the context's own change: it
+                // follows children, and the store's counts what other
+                // writers saved (a value recomputed here from children this
+                // context had loaded would undo theirs).
+                let isDerived = index < entity.attributes.count && entity.attributes[index].isDerived
+                let changedHere = mine != read && !isDerived
                 let changedThere = theirs != read && read != .toManyFault
                 let takeTheirs: Bool = switch policy {
                 case .mergeByPropertyStoreTrump: changedThere
@@ -81,11 +86,17 @@ extension ManagedObjectContext {
         applyDeleteRules()
     }
 
-    /// Sets one property to a store value, with change tracking (so the
-    /// change is announced) and inverse upkeep for relationships.
+    /// Sets one property to the value the store holds: an attribute with
+    /// change tracking (so the change is announced); a relationship on this
+    /// object alone. The destinations' rows already say what the store
+    /// holds, so their objects here are not changed: changing them (their
+    /// inverse) would make the save write whole rows from this context's
+    /// copies of them, over what other writers saved since (the
+    /// concurrency campaign found entries detached from their account and
+    /// balances written back that way).
     private func setCommittedValue(_ value: StoreValue, at index: Int, of object: ManagedObject, entity: EntityDescription) {
-        if entity.relationship(at: index) != nil {
-            _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
+        if let relationship = entity.relationship(at: index) {
+            relationship.access.setStorage(RelationshipStorage(ids: value.referencedIDs, isToMany: relationship.isToMany), of: object)
         } else {
             _recordWrite(of: object, property: index)
             try? entity.attributes[index].setStoreValue(value, of: object)

@@ -93,8 +93,9 @@ extension ManagedObjectContext {
     /// Brings the derived values `object` feeds up to date with it.
     private func applyDerivations(of object: ManagedObject) {
         guard object._contextRef === self, let entity = object._entity else { return }
-        if object.isFault, !object.isDeleted, object._snapshot != nil || !object.objectID.isTemporaryID {
-            _fulfillFault(object)
+        if object.isFault, !object.isDeleted, object._snapshot != nil || !object.objectID.isTemporaryID,
+           !fulfillIfInStore(object) {
+            return
         }
         for derivation in entity.dependentDerivations {
             if derivation.kind == .copy {
@@ -181,20 +182,30 @@ extension ManagedObjectContext {
         return aggregate
     }
 
-    /// The loaded children of a parent along a derivation's relationship.
+    /// Fulfills `object` when it is a fault whose row is in the store;
+    /// `false` when another writer deleted the row since this context last
+    /// read it. Such an object is left out: the merge of its deletion,
+    /// still to come, updates what it fed.
+    private func fulfillIfInStore(_ object: ManagedObject) -> Bool {
+        guard object.isFault else { return true }
+        guard faultIsInStore(object) else { return false }
+        _fulfillFault(object)
+        return true
+    }
+
+    /// The children of a parent along a derivation's relationship that are
+    /// still in the store.
     private func children(of parent: ManagedObject, _ derivation: DerivationDescription) -> [ManagedObject] {
         guard let entity = parent._entity, let relationship = derivation.relationship(in: entity) else { return [] }
-        return relatedIDs(of: parent, relationship).map { id in
+        return relatedIDs(of: parent, relationship).compactMap { id in
             let child = object(with: id)
-            if child.isFault { _fulfillFault(child) }
-            return child
+            return fulfillIfInStore(child) ? child : nil
         }
     }
 
     /// Recomputes all derived values of a parent from its children.
     private func recompute(_ parent: ManagedObject) {
-        guard let entity = parent._entity else { return }
-        if parent.isFault { _fulfillFault(parent) }
+        guard let entity = parent._entity, fulfillIfInStore(parent) else { return }
         for derivation in entity.derivations {
             if derivation.kind == .copy {
                 updateCopy(of: parent, derivation)
@@ -245,8 +256,7 @@ extension ManagedObjectContext {
             : derivation.childAttributeIndex.flatMap { source._currentStoreValue(at: $0, entity: entity) } ?? .null
         for id in relatedIDs(of: source, relationship) {
             let dependent = object(with: id)
-            guard dependent._contextRef === self, !dependent.isDeleted else { continue }
-            if dependent.isFault { _fulfillFault(dependent) }
+            guard dependent._contextRef === self, !dependent.isDeleted, fulfillIfInStore(dependent) else { continue }
             setDerived(value, on: dependent, derivation)
         }
     }
@@ -257,8 +267,7 @@ extension ManagedObjectContext {
         var value: StoreValue = .null
         if let id = relationship.access.storage(of: object).loadedIDs?.first {
             let source = self.object(with: id)
-            if source.isFault { _fulfillFault(source) }
-            if !source.isDeleted, let sourceEntity = source._entity, let index = derivation.childAttributeIndex {
+            if !source.isDeleted, fulfillIfInStore(source), let sourceEntity = source._entity, let index = derivation.childAttributeIndex {
                 value = source._currentStoreValue(at: index, entity: sourceEntity) ?? .null
             }
         }

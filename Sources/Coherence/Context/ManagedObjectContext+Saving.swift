@@ -92,7 +92,7 @@ extension ManagedObjectContext {
                 for object in updated {
                     request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
                                                  baseVersion: object._snapshot?.version ?? 0,
-                                                 updatedProperties: recordsHistory ? object._changedPropertyNames() : []))
+                                                 updatedProperties: recordsHistory || parent != nil ? object._changedPropertyNames() : []))
                 }
                 for object in deleted {
                     request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
@@ -211,11 +211,21 @@ extension ManagedObjectContext {
             object._id = insert.objectID
             register(inserted: object, entity: insert.entity)
         }
-        for change in request.inserted.map({ ($0.objectID, $0.entity, $0.values) }) + request.updated.map({ ($0.objectID, $0.entity, $0.values) }) {
+        // What the child changed, and only that: its copies of the other
+        // properties may be older than this context's (a merge the child
+        // has not had yet), as Core Data pushes only changed values. A
+        // to-many relationship whose inverse is to-one changes through the
+        // inverse objects, which the save carries too; the child's whole
+        // set would also drop members it has not heard of.
+        let inserted = request.inserted.map { ($0.objectID, $0.entity, $0.values, nil as Set<String>?) }
+        let updated = request.updated.map { ($0.objectID, $0.entity, $0.values, Set($0.updatedProperties) as Set<String>?) }
+        for change in inserted + updated {
             let object = self.object(with: change.0)
             if object.isFault { _fulfillFault(object) }
             for index in 0..<change.1.propertyCount {
                 let value = change.2[index]
+                if let changed = change.3, !changed.contains(change.1.propertyName(at: index)) { continue }
+                if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany { continue }
                 guard value != .toManyFault, value != object._currentStoreValue(at: index, entity: change.1) else { continue }
                 if change.1.relationship(at: index) != nil {
                     _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
@@ -270,7 +280,8 @@ extension ManagedObjectContext {
         var result = StoreSaveRequest()
         result.inserted = request.inserted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }) }
         result.updated = request.updated.map {
-            .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }, baseVersion: $0.baseVersion)
+            .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) },
+                  baseVersion: $0.baseVersion, updatedProperties: $0.updatedProperties)
         }
         result.deleted = request.deleted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, baseVersion: $0.baseVersion) }
         return result

@@ -166,6 +166,57 @@ struct DerivedAttributeTests {
         }
     }
 
+    /// A merge that brings derived values up to date while a child was
+    /// deleted by another process, whose save this context has not merged
+    /// yet, leaves that child out (the merge of its deletion comes later)
+    /// rather than stopping on its fault. The concurrency campaign found the stop:
+    /// "could not fulfill a fault … not in the store".
+    @Test(arguments: StoreKind.databases) func aMergeLeavesOutChildrenAnotherWriterDeleted(_ kind: StoreKind) throws {
+        let database = try TestDatabase.new(kind)
+        let entities: [ManagedObject.Type] = [Feed.self, Entry.self, Publisher.self]
+        let context = try database.context(entities)
+        let feedID = try context.performAndWait {
+            let feed = Feed(context: context)
+            for words in [10, 20] {
+                let entry = Entry(context: context)
+                entry.words = words
+                entry.feed = feed
+            }
+            try context.save()
+            context.reset()
+            let fault = try context.existingObject(with: feed.objectID) as! Feed
+            #expect(fault.entries.count == 2 && fault.totalWords == 30, "the entries are registered, as faults")
+            return fault.objectID
+        }
+        // A sibling context of this process adds an entry...
+        let sibling = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
+        let saved = NotificationBox()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: sibling, queue: nil) { saved.store($0) }
+        defer { NotificationCenter.default.removeObserver(token) }
+        try sibling.performAndWait {
+            let entry = Entry(context: sibling)
+            entry.words = 5
+            entry.feed = try sibling.existingObject(with: feedID) as? Feed
+            try sibling.save()
+        }
+        // ...then another process (another coordinator) deletes one.
+        let other = try database.context(entities)
+        try other.performAndWait {
+            let feed = try other.existingObject(with: feedID) as! Feed
+            other.delete(try #require(feed.entries.first { $0.words == 10 }))
+            try other.save()
+        }
+        try context.performAndWait { () throws in
+            // The sibling's save is merged; the other process's deletion is
+            // not (it comes through persistent history, later).
+            context.mergeChanges(fromContextDidSave: try #require(saved.last))
+            context.processPendingChanges()
+            let feed = try #require(context.registeredObject(for: feedID) as? Feed)
+            #expect(feed.totalWords == 25 && feed.shortest == 5)
+            #expect(DerivedStack.actual(feed) == DerivedStack.expected(feed))
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func refreshAndResetRestoreTheRightValues(store: StoreKind) throws {
         let context = try DerivedStack.context(store)
         try context.performAndWait { () throws in

@@ -101,10 +101,13 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
               let size = attributes[.size] as? Int, size > 0 else { return nil }
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.notASQLiteDatabase(path: url.path) }
-        let header = try? handle.read(upToCount: 16)
-        try? handle.close()
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notASQLiteDatabase(path: url.path) }
+        // The file is read through SQLite only, which says SQLITE_NOTADB of
+        // a file that is not a database: opening and closing it any other
+        // way would release every POSIX lock this process holds on it (a
+        // close releases the process's locks on the file, whichever
+        // descriptor took them), and a connection of another process could
+        // then checkpoint and delete the WAL under this one's readers
+        // (https://www.sqlite.org/howtocorrupt.html#_posix_advisory_locks_canceled_by_a_separate_thread_doing_close_).
         do {
             return try readStoreRecords(url: url, model: model)
         } catch let error as StoreError {

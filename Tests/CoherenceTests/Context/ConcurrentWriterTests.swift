@@ -1,0 +1,205 @@
+import Coherence
+import Foundation
+import Testing
+
+/// Writers on one database (another process is another coordinator) whose
+/// saves and merges interleave, each case of the concurrency campaign on
+/// its own: merge policies take what other writers saved, child contexts
+/// push only what they changed.
+@Suite("Concurrent writers")
+struct ConcurrentWriterTests {
+    /// Accounts 0 and 1, with one entry of 10 on account 0.
+    static func ledger(_ kind: StoreKind) throws -> TestDatabase {
+        let database = try TestDatabase.new(kind)
+        let context = try database.context(Ledger.entities)
+        try Ledger.createAccounts(in: context)
+        try context.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "first", amount: 10), writer: 9, sequence: 0, in: context)
+            try context.save()
+        }
+        return database
+    }
+
+    /// The accounts as stored, read through a new coordinator.
+    static func stored(_ database: TestDatabase) throws -> [Int: Ledger.AccountState] {
+        let context = try database.context(Ledger.entities)
+        return try context.performAndWait { Ledger.state(of: try context.fetch(FetchRequest<LedgerAccount>())) }
+    }
+
+    static func account(_ number: Int, in context: ManagedObjectContext) throws -> LedgerAccount {
+        try #require(try context.fetch(FetchRequest<LedgerAccount>(predicate: #Predicate { $0.number == number })).first)
+    }
+
+    @Test("Object trump: a relabel whose context holds the account's entries keeps the entries and balance another process added",
+          arguments: StoreKind.databases)
+    func objectTrumpKeepsEntriesAddedElsewhere(_ kind: StoreKind) throws {
+        let database = try Self.ledger(kind)
+        let context = try database.context(Ledger.entities)
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        let loaded = try context.performAndWait { try Self.account(0, in: context).entries.count }
+        #expect(loaded == 1, "the entries are loaded")
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "second", amount: 5), writer: 1, sequence: 1, in: other)
+            try other.save()
+        }
+        try context.performAndWait {
+            try Self.account(0, in: context).label = "mine"
+            try context.save()
+        }
+        #expect(try Self.stored(database)[0] == Ledger.AccountState(label: "mine", balance: 15, entryTotal: 15, entries: ["first", "second"]))
+    }
+
+    @Test("A context that merged a sibling's relabel, then saves a deposit after another process relabeled, conflicts instead of writing its label back",
+          arguments: StoreKind.databases)
+    func aMergedValueIsNotWrittenBack(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let coordinator = try database.coordinator(Ledger.entities)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        context.automaticallyMergesChangesFromParent = true
+        try context.performAndWait { _ = try Self.account(0, in: context).balance }
+        let sibling = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try sibling.performAndWait {
+            try Self.account(0, in: sibling).label = "sibling"
+            try sibling.save()
+        }
+        await context.perform {} // the merge, queued by the save, has run
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Self.account(0, in: other).label = "other"
+            try other.save()
+        }
+        let outcome = context.performAndWait {
+            do {
+                try Self.account(0, in: context).balance += 1
+                try context.save()
+                return "saved"
+            } catch is MergeError {
+                return "conflict"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(outcome == "conflict" && stored.label == "other" && stored.balance == 10, "\(outcome): \(stored)")
+    }
+
+    @Test("Object trump after a merge: the balance a sibling saved and merged, then another process changed, is the store's",
+          arguments: StoreKind.databases)
+    func objectTrumpAfterAMerge(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let coordinator = try database.coordinator(Ledger.entities)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        context.automaticallyMergesChangesFromParent = true
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        try context.performAndWait { _ = try Self.account(0, in: context).balance }
+        let sibling = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try sibling.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "sibling", amount: 1), writer: 1, sequence: 1, in: sibling)
+            try sibling.save()
+        }
+        await context.perform {} // the merge, queued by the save, has run
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        try context.performAndWait {
+            try Self.account(0, in: context).label = "mine"
+            try context.save()
+        }
+        #expect(try Self.stored(database)[0] == Ledger.AccountState(label: "mine", balance: 111, entryTotal: 111,
+                                                                      entries: ["first", "sibling", "other"]))
+    }
+
+    @Test("A child context's retry after its parent's conflict (rolled back, refreshed) adds to the balance the store has",
+          arguments: StoreKind.databases)
+    func aNestedRetryReadsTheStoresBalance(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let parent = try database.context(Ledger.entities)
+        parent.mergePolicy = .error
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        child.automaticallyMergesChangesFromParent = true
+        func deposit(_ key: String, _ amount: Int) async throws {
+            try await child.perform {
+                try Ledger.apply(.deposit(account: 0, entry: key, amount: amount), writer: 1, sequence: amount, in: child)
+                try child.save()
+            }
+            try await parent.perform { try parent.save() }
+        }
+        try await deposit("one", 1)
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        await #expect(throws: MergeError.self) { try await deposit("five", 5) }
+        for context in [parent, child] {
+            await context.perform {
+                context.rollback()
+                context.refreshAllObjects()
+            }
+        }
+        try await deposit("five", 5)
+        #expect(try Self.stored(database)[0] == Ledger.AccountState(label: "", balance: 116, entryTotal: 116,
+                                                                      entries: ["first", "one", "other", "five"]))
+    }
+
+    @Test("A child context's relabel after a deposit pushes only the label: its parent's object-trump save keeps the store's balance",
+          arguments: StoreKind.databases)
+    func aChildPushesOnlyWhatItChanged(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let parent = try database.context(Ledger.entities)
+        parent.mergePolicy = .mergeByPropertyObjectTrump
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        child.automaticallyMergesChangesFromParent = true
+        func save(_ operation: Ledger.Operation) async throws {
+            try await child.perform {
+                try Ledger.apply(operation, writer: 1, sequence: 0, in: child)
+                try child.save()
+            }
+            try await parent.perform { try parent.save() }
+        }
+        try await save(.deposit(account: 0, entry: "one", amount: 1))
+        await child.perform {} // the merge of the parent's save has run
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        try await save(.relabel(account: 0, label: "mine"))
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(stored.label == "mine" && stored.balance == 111 && stored.entryTotal == 111, "\(stored)")
+    }
+
+    /// The concurrency campaign found it: a child pushed its copies of
+    /// every property of an object it changed, and its parent took the
+    /// child's older label over the one it had merged, then saved it.
+    @Test("A child context's save pushes only what it changed: its older copy of a label its parent merged is not saved back",
+          arguments: StoreKind.databases)
+    func aChildDoesNotPushItsOlderValues(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let coordinator = try database.coordinator(Ledger.entities)
+        let parent = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        parent.automaticallyMergesChangesFromParent = true
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        try child.performAndWait { _ = try Self.account(0, in: child).label }
+        let sibling = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try sibling.performAndWait {
+            try Self.account(0, in: sibling).label = "sibling"
+            try sibling.save()
+        }
+        await parent.perform {} // the parent merged the sibling's label; the child still has ""
+        try await child.perform {
+            try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
+            try child.save()
+        }
+        try await parent.perform { try parent.save() }
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(stored.label == "sibling" && stored.balance == 11, "\(stored)")
+    }
+}
+
