@@ -27,8 +27,8 @@ import Testing
 /// and always completes the save.
 ///
 /// Size: `COHERENCE_CONCURRENCY_OPERATIONS` saves per context (30 by
-/// default, for CI; `Reliability/report` runs 1,500 under the Thread
-/// Sanitizer). Operations come from swift-property-based generators seeded
+/// default, for CI, whose second test run is under the Thread Sanitizer;
+/// `Reliability/report` runs 500 under the Thread Sanitizer). Operations come from swift-property-based generators seeded
 /// with `COHERENCE_CONCURRENCY_SEED` (28) and the writer's number, so each
 /// writer's operations repeat from run to run; their interleaving does not.
 @Suite("Reliability campaign: concurrency")
