@@ -206,6 +206,7 @@ extension ManagedObjectContext {
                 throw ContextError.objectNotFound(id)
             }
         }
+        adoptVersionsTheChildRead(request.updated)
         for insert in request.inserted where registered[insert.objectID] == nil {
             let object = insert.entity.managedObjectClass.init()
             object._id = insert.objectID
@@ -216,9 +217,10 @@ extension ManagedObjectContext {
         // has not had yet), as Core Data pushes only changed values. A
         // to-many relationship whose inverse is to-one changes through the
         // inverse objects, which the save carries too; the child's whole
-        // set would also drop members it has not heard of.
-        let inserted = request.inserted.map { ($0.objectID, $0.entity, $0.values, nil as Set<String>?) }
-        let updated = request.updated.map { ($0.objectID, $0.entity, $0.values, Set($0.updatedProperties) as Set<String>?) }
+        // set would also drop members it has not heard of. Derived values
+        // are brought up to date here, from the children this context has.
+        let inserted = request.inserted.map { ($0.objectID, $0.entity, $0.values, nil as Set<String>?, nil as Int64?) }
+        let updated = request.updated.map { ($0.objectID, $0.entity, $0.values, Set($0.updatedProperties) as Set<String>?, $0.baseVersion as Int64?) }
         for change in inserted + updated {
             let object = self.object(with: change.0)
             if object.isFault { _fulfillFault(object) }
@@ -226,6 +228,7 @@ extension ManagedObjectContext {
                 let value = change.2[index]
                 if let changed = change.3, !changed.contains(change.1.propertyName(at: index)) { continue }
                 if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany { continue }
+                if index < change.1.attributes.count, change.1.attributes[index].isDerived { continue }
                 guard value != .toManyFault, value != object._currentStoreValue(at: index, entity: change.1) else { continue }
                 if change.1.relationship(at: index) != nil {
                     _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
@@ -240,9 +243,9 @@ extension ManagedObjectContext {
             if object.isFault { _fulfillFault(object) }
             markDeleted(object)
         }
-        // The child kept derived values current; take its result as is.
+        // Derived values follow from the children as this context has them:
+        // the child's own may come from older copies of them.
         propagateDeletions()
-        resyncDerivations()
         processPendingChanges()
     }
 
@@ -274,6 +277,25 @@ extension ManagedObjectContext {
 
     /// A child's save request with the temporary IDs it has not learned yet
     /// replaced by their permanent ones.
+    /// A child changed each updated row as it read it. An object this
+    /// context knows no version of (not registered, or a fault without a
+    /// snapshot) is read now, perhaps at a newer version: its save checks the
+    /// version the child read, as Core Data's does (the parent takes the
+    /// row from the coordinator's row cache, which holds what the child
+    /// fetched), so another writer's change in between is a conflict for
+    /// the merge policy and not an update lost under the child's (the
+    /// concurrency campaign found such losses). An object whose version
+    /// this context knows keeps it, merged or read, as in Core Data.
+    private func adoptVersionsTheChildRead(_ updates: [StoreSaveRequest.Update]) {
+        for update in updates where update.baseVersion > 0 {
+            if let held = registered[update.objectID], !held.isFault || held._snapshot != nil { continue }
+            let object = self.object(with: update.objectID)
+            _fulfillFault(object)
+            guard let snapshot = object._snapshot, snapshot.version != update.baseVersion else { continue }
+            object._snapshot = Snapshot(objectID: snapshot.objectID, values: Array(snapshot.values), version: update.baseVersion)
+        }
+    }
+
     private func translated(_ request: StoreSaveRequest) -> StoreSaveRequest {
         guard !tracker.unlearnedPermanentIDs.isEmpty else { return request }
         let mapping = tracker.unlearnedPermanentIDs.reduce(into: [ManagedObjectID: ManagedObjectID]()) { $0.merge($1.mapping) { a, _ in a } }

@@ -186,6 +186,8 @@ struct ConcurrentWriterTests {
         parent.automaticallyMergesChangesFromParent = true
         let child = ManagedObjectContext(concurrencyType: .privateQueue)
         child.parent = parent
+        // Both hold the account (the parent's version is the one it merges).
+        try parent.performAndWait { _ = try Self.account(0, in: parent).label }
         try child.performAndWait { _ = try Self.account(0, in: child).label }
         let sibling = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         try sibling.performAndWait {
@@ -200,6 +202,62 @@ struct ConcurrentWriterTests {
         try await parent.perform { try parent.save() }
         let stored = try #require(try Self.stored(database)[0])
         #expect(stored.label == "sibling" && stored.balance == 11, "\(stored)")
+    }
+
+    /// The concurrency campaign found it: a child context's first change to
+    /// a row another process changed after the child read it was saved by
+    /// the parent over that change (the parent read the row only when the
+    /// child saved, and checked that newer version).
+    @Test("A child context's change to a row changed elsewhere since the child read it is a conflict when its parent saves",
+          arguments: StoreKind.databases)
+    func aChildsChangeToARowChangedElsewhereConflicts(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let parent = try database.context(Ledger.entities)
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        #expect(try child.performAndWait { try Self.account(0, in: child).balance } == 10)
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        try await child.perform {
+            try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
+            try child.save()
+        }
+        await #expect(throws: MergeError.self) { try await parent.perform { try parent.save() } }
+        #expect(try Self.stored(database)[0]?.balance == 110)
+    }
+
+    /// The concurrency campaign found it: a parent took the derived total a
+    /// child computed from older copies of the children, and saved it.
+    @Test("A child context's save leaves derived values to its parent, which counts the children it has",
+          arguments: StoreKind.databases)
+    func aParentDerivesFromTheChildrenItHas(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let parent = try database.context(Ledger.entities)
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        #expect(try child.performAndWait { try Self.account(0, in: child).entries.count } == 1)
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        // The parent reads the account again; the child keeps what it read.
+        let total = try parent.performAndWait {
+            let account = try Self.account(0, in: parent)
+            parent.refresh(account, mergeChanges: false)
+            return account.entryTotal
+        }
+        #expect(total == 110)
+        try await child.perform {
+            try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
+            try child.save()
+        }
+        try await parent.perform { try parent.save() }
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(stored.entryTotal == 111 && stored.entries == ["first", "other", "child"], "\(stored)")
     }
 }
 

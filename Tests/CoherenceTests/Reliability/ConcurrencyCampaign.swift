@@ -5,9 +5,8 @@ import Synchronization
 import Testing
 
 /// The concurrency campaign of issue 28: two processes on one database,
-/// each with three writing contexts that merge one another's saves
-/// (``withNestedWriter``: one of them a child context saving through its
-/// parent), make a fixed number
+/// each with three writing contexts (one of them a child context saving
+/// through its parent) that merge one another's saves, make a fixed number
 /// of saves each at the same time: deposits and transfers under the error
 /// merge policy (a conflict is rolled back, refreshed and retried),
 /// relabels under `.mergeByPropertyObjectTrump`, voids that delete entries.
@@ -36,12 +35,6 @@ struct ConcurrencyCampaign {
     static var operations: Int { ProcessInfo.processInfo.environment["COHERENCE_CONCURRENCY_OPERATIONS"].flatMap(Int.init) ?? 30 }
     static var seed: UInt64 { ProcessInfo.processInfo.environment["COHERENCE_CONCURRENCY_SEED"].flatMap(UInt64.init) ?? 28 }
     static let contextsPerProcess = 3
-    /// Whether each process's last writer saves through a child context.
-    /// Off: with it, a balance update is lost in about one run in two (the
-    /// store's balance below the replay's on one account, entries and
-    /// labels right), a defect found here and not yet located (issue 28's
-    /// note); `COHERENCE_CONCURRENCY_NESTED=1` turns it on to reproduce it.
-    static var withNestedWriter: Bool { ProcessInfo.processInfo.environment["COHERENCE_CONCURRENCY_NESTED"] == "1" }
     /// Conflicts in a row after which a writer gives up (a livelock).
     static let maximumAttempts = 1_000
 
@@ -115,7 +108,7 @@ struct ConcurrencyCampaign {
         let wrong = expected.keys.filter { expected[$0] != stored[$0] }.sorted()
         let stale = stored.keys.filter { merged[$0] != stored[$0] }.sorted()
 
-        print("concurrency (\(kind)): 2 processes × \(Self.contextsPerProcess) contexts\(Self.withNestedWriter ? " (one nested)" : ""), "
+        print("concurrency (\(kind)): 2 processes × \(Self.contextsPerProcess) contexts (one nested), "
             + "\(acknowledged.count) saves acknowledged in \(order.count) transactions, \(report.conflicts) conflicts retried, "
             + "\(lost.count) lost, \(phantom.count + duplicated) phantom, \(wrong.count) wrong, \(stale.count) stale, "
             + "\(report.gaveUp.count) gave up")
@@ -131,6 +124,11 @@ struct ConcurrencyCampaign {
             let extra = keys.subtracting(replayed).count
             Issue.record("entries: \(entries.count) stored, \(orphans) without an account, \(missing.count) missing \(missing.prefix(8)), \(extra) not in the replay")
         }
+        if !wrong.isEmpty, let first = Self.firstStaleBalance(order.joined().compactMap { id in
+            report.acknowledged.first { $0.writer == id.writer && $0.sequence == id.sequence }
+        }) {
+            Issue.record(Comment(rawValue: first))
+        }
         for number in wrong.prefix(3) {
             Issue.record("account \(number): the store has \(stored[number].map(\.description) ?? "nothing"), the replay \(expected[number]!)")
         }
@@ -138,6 +136,28 @@ struct ConcurrencyCampaign {
             Issue.record("account \(number): the reader merged \(merged[number].map(\.description) ?? "nothing"), the store has \(stored[number]!)")
         }
         #expect(report.gaveUp.isEmpty, "saves under .mergeByPropertyObjectTrump threw: \(report.gaveUp.prefix(3))")
+    }
+
+    /// The first save, in commit order, that wrote a balance other than the
+    /// one before it plus its change (the save that lost an update), or
+    /// left a derived total other than the balance.
+    static func firstStaleBalance(_ saves: [Ledger.Acknowledged]) -> String? {
+        var balances = [Int: Int]()
+        for (position, save) in saves.enumerated() {
+            for (account, delta) in Ledger.deltas(save.operation) {
+                let expected = balances[account, default: 0] + delta
+                if let written = save.balances[account], written != expected {
+                    return "save \(position) in commit order, w\(save.writer).\(save.sequence) \(save.operation), wrote balance "
+                        + "\(written) to account \(account) where the saves before it leave \(expected - delta)"
+                }
+                if let total = save.totals[account], total != expected {
+                    return "save \(position) in commit order, w\(save.writer).\(save.sequence) \(save.operation), left entry total "
+                        + "\(total) on account \(account) where its balance is \(expected)"
+                }
+                balances[account] = expected
+            }
+        }
+        return nil
     }
 
     // MARK: - Writers
@@ -159,7 +179,7 @@ struct ConcurrencyCampaign {
             for index in 0..<contextsPerProcess {
                 let writer = process * contextsPerProcess + index
                 group.addTask {
-                    try await write(writer: writer, nested: Self.withNestedWriter && index == contextsPerProcess - 1, coordinator: coordinator, operations: operations)
+                    try await write(writer: writer, nested: index == contextsPerProcess - 1, coordinator: coordinator, operations: operations)
                 }
             }
             var total = WriterReport()
@@ -173,6 +193,10 @@ struct ConcurrencyCampaign {
     /// through its parent.
     static func write(writer: Int, nested: Bool, coordinator: PersistentStoreCoordinator, operations: Int) async throws -> WriterReport {
         let saver = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        // A nested writer's parent does not merge other contexts' saves: a
+        // child's read-modify-write saved through a parent that merged a
+        // newer version of the row is checked against the parent's version,
+        // in Core Data as here, so a counter kept that way loses updates.
         saver.automaticallyMergesChangesFromParent = !nested
         let context = nested ? ManagedObjectContext(concurrencyType: .privateQueue) : saver
         if nested {
@@ -184,8 +208,9 @@ struct ConcurrencyCampaign {
         var live: [Ledger.LiveEntry] = []
         for sequence in 1...operations {
             let operation = Ledger.operation(Ledger.steps.run(using: &random), writer: writer, sequence: sequence, live: live)
-            try await save(operation, writer: writer, sequence: sequence, in: context, through: saver, report: &report)
-            report.acknowledged.append(Ledger.Acknowledged(writer: writer, sequence: sequence, operation: operation))
+            let (balances, totals) = try await save(operation, writer: writer, sequence: sequence, in: context, through: saver, report: &report)
+            report.acknowledged.append(Ledger.Acknowledged(writer: writer, sequence: sequence, operation: operation,
+                                                           balances: balances, totals: totals))
             Ledger.updating(&live, after: operation)
         }
         return report
@@ -194,14 +219,15 @@ struct ConcurrencyCampaign {
     /// Makes and saves `operation`; after a conflict, rolls back, refreshes
     /// and tries again (Core Data's pattern for `NSErrorMergePolicy`).
     static func save(_ operation: Ledger.Operation, writer: Int, sequence: Int, in context: ManagedObjectContext,
-                     through saver: ManagedObjectContext, report: inout WriterReport) async throws {
+                     through saver: ManagedObjectContext, report: inout WriterReport) async throws -> (balances: [Int: Int], totals: [Int: Int]) {
         let policy: MergePolicy = operation.isRelabel ? .mergeByPropertyObjectTrump : .error
         for _ in 0..<maximumAttempts {
             do {
-                try await context.perform {
+                let balances = try await context.perform {
                     context.mergePolicy = policy
-                    try Ledger.apply(operation, writer: writer, sequence: sequence, in: context)
+                    let balances = try Ledger.apply(operation, writer: writer, sequence: sequence, in: context)
                     try context.save()
+                    return balances
                 }
                 if saver !== context {
                     try await saver.perform {
@@ -209,7 +235,12 @@ struct ConcurrencyCampaign {
                         try saver.save()
                     }
                 }
-                return
+                let totals = try await saver.perform {
+                    try Dictionary(uniqueKeysWithValues: Ledger.deltas(operation).keys.map { number in
+                        (number, try saver.fetch(FetchRequest<LedgerAccount>(predicate: #Predicate { $0.number == number })).first?.entryTotal ?? -1)
+                    })
+                }
+                return (balances, totals)
             } catch let error as MergeError {
                 report.conflicts += 1
                 if operation.isRelabel { report.gaveUp.append("w\(writer).\(sequence): \(error)") }

@@ -54,6 +54,10 @@ enum Ledger {
         var writer: Int
         var sequence: Int
         var operation: Operation
+        /// The balance the save wrote to each account it changed.
+        var balances: [Int: Int] = [:]
+        /// The derived entry total each account it changed had once saved.
+        var totals: [Int: Int] = [:]
     }
 
     /// An entry a writer created and has not voided yet.
@@ -118,8 +122,11 @@ enum Ledger {
     // MARK: - Applying in a context
 
     /// Makes `operation`'s change and inserts its receipt, in `context` (on
-    /// its queue); the caller saves.
-    static func apply(_ operation: Operation, writer: Int, sequence: Int, in context: ManagedObjectContext) throws {
+    /// its queue); the caller saves. Returns the balance it set on each
+    /// account it changed.
+    @discardableResult
+    static func apply(_ operation: Operation, writer: Int, sequence: Int, in context: ManagedObjectContext) throws -> [Int: Int] {
+        var balances: [Int: Int] = [:]
         func account(_ number: Int) throws -> LedgerAccount {
             guard let account = try context.fetch(FetchRequest<LedgerAccount>(predicate: #Predicate { $0.number == number })).first else {
                 throw LedgerError.missing("account \(number)")
@@ -133,6 +140,7 @@ enum Ledger {
             entry.amount = amount
             entry.account = target
             target.balance += amount
+            balances[number] = target.balance
         }
         switch operation {
         case .deposit(let number, let key, let amount):
@@ -144,7 +152,9 @@ enum Ledger {
             guard let entry = try context.fetch(FetchRequest<LedgerEntry>(predicate: #Predicate { $0.key == key })).first else {
                 throw LedgerError.missing("entry \(key)")
             }
-            try account(number).balance -= amount
+            let target = try account(number)
+            target.balance -= amount
+            balances[number] = target.balance
             context.delete(entry)
         case .relabel(let number, let label):
             try account(number).label = label
@@ -152,6 +162,7 @@ enum Ledger {
         let receipt = LedgerReceipt(context: context)
         receipt.writer = writer
         receipt.sequence = sequence
+        return balances
     }
 
     struct LedgerError: Error, CustomStringConvertible {
@@ -168,6 +179,16 @@ enum Ledger {
         var entryTotal = 0
         var entries: Set<String> = []
         var description: String { "label \(label.debugDescription), balance \(balance), entry total \(entryTotal), \(entries.count) entries" }
+    }
+
+    /// What `operation` adds to each account's balance.
+    static func deltas(_ operation: Operation) -> [Int: Int] {
+        switch operation {
+        case .deposit(let number, _, let amount): [number: amount]
+        case .transfer(let from, let to, let amount, _, _): [from: -amount, to: amount]
+        case .void(_, let number, let amount): [number: -amount]
+        case .relabel(let number, _): [number: 0]
+        }
     }
 
     /// The accounts after `operations`, applied one after another to new
