@@ -48,6 +48,20 @@ extension ManagedObjectContext {
                     // The store derives to-many values from other rows: read them now.
                     theirs = .objectIDs((try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
                 }
+                // A to-many set merges member by member under the
+                // per-property policies: the store's members, with those
+                // this context added and without those it removed. Taking
+                // either whole set would drop the other writer's members,
+                // and the derived values recounted from it after resolution.
+                if policy == .mergeByPropertyObjectTrump || policy == .mergeByPropertyStoreTrump,
+                   let relationship = entity.relationship(at: index), relationship.isToMany,
+                   case .objectIDs(let mineIDs)? = mine, case .objectIDs(let storeIDs) = theirs {
+                    let merged = mergedMembers(mine: mineIDs, read: read, store: storeIDs)
+                    if merged != mineIDs {
+                        relationship.access.setStorage(RelationshipStorage(ids: merged, isToMany: true), of: object)
+                    }
+                    continue
+                }
                 // A derived value is never the context's own change: it
                 // follows children, and the store's counts what other
                 // writers saved (a value recomputed here from children this
@@ -65,6 +79,21 @@ extension ManagedObjectContext {
             }
             object._snapshot = current.keepingTransientValues(of: base, entity: entity)
         }
+    }
+
+    /// A to-many set as both writers changed it: the store's members, plus
+    /// the members this context added since it read the set, minus those it
+    /// removed. A set not loaded when the object was read tells its own
+    /// changes by its members: one inserted or changed here was added or
+    /// removed here.
+    private func mergedMembers(mine: Set<ManagedObjectID>, read: StoreValue?, store: Set<ManagedObjectID>) -> Set<ManagedObjectID> {
+        if case .objectIDs(let readIDs)? = read {
+            return store.union(mine.subtracting(readIDs)).subtracting(readIDs.subtracting(mine))
+        }
+        func changedHere(_ id: ManagedObjectID) -> Bool {
+            registered[id].map { $0.isInserted || $0._hasChangedProperties } ?? false
+        }
+        return store.union(mine.subtracting(store).filter(changedHere)).subtracting(store.subtracting(mine).filter(changedHere))
     }
 
     /// Applies a deleted object's delete rules again to the destinations the
@@ -94,9 +123,31 @@ extension ManagedObjectContext {
     /// copies of them, over what other writers saved since (the
     /// concurrency campaign found entries detached from their account and
     /// balances written back that way).
+    ///
+    /// The loaded other sides follow without change tracking, so that the
+    /// graph in memory agrees with itself (an object moved to another
+    /// destination leaves the old one's loaded set), and the derived values
+    /// fed through the relationship are recounted.
     private func setCommittedValue(_ value: StoreValue, at index: Int, of object: ManagedObject, entity: EntityDescription) {
         if let relationship = entity.relationship(at: index) {
-            relationship.access.setStorage(RelationshipStorage(ids: value.referencedIDs, isToMany: relationship.isToMany), of: object)
+            let old = relationship.access.storage(of: object).loadedIDs ?? []
+            let new = value.referencedIDs
+            relationship.access.setStorage(RelationshipStorage(ids: new, isToMany: relationship.isToMany), of: object)
+            for (ids, adding) in [(old.subtracting(new), false), (new.subtracting(old), true)] {
+                for id in ids {
+                    guard let target = registered[id], let inverse = target._entity?.inverse(of: relationship),
+                          var members = inverse.access.storage(of: target).loadedIDs else { continue }
+                    if adding {
+                        if !inverse.isToMany { members = [] }
+                        members.insert(object.objectID)
+                    } else {
+                        members.remove(object.objectID)
+                    }
+                    inverse.access.setStorage(RelationshipStorage(ids: members, isToMany: inverse.isToMany), of: target)
+                    derivationStale(target)
+                }
+            }
+            derivationTouched(object)
         } else {
             _recordWrite(of: object, property: index)
             try? entity.attributes[index].setStoreValue(value, of: object)

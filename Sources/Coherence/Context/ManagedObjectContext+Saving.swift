@@ -92,7 +92,9 @@ extension ManagedObjectContext {
                 for object in updated {
                     request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
                                                  baseVersion: object._snapshot?.version ?? 0,
-                                                 updatedProperties: recordsHistory || parent != nil ? object._changedPropertyNames() : []))
+                                                 updatedProperties: recordsHistory || parent != nil
+                                                     ? object._changedPropertyNames(includingTransient: parent != nil) : [],
+                                                 baseSnapshot: parent != nil ? object._snapshot : nil))
                 }
                 for object in deleted {
                     request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
@@ -180,75 +182,6 @@ extension ManagedObjectContext {
         return didSave
     }
 
-    /// A nested context's save: the changes become the parent's unsaved
-    /// changes; the parent announces them with its own didChangeObjects.
-    private func pushToParent(_ request: StoreSaveRequest, parent: ManagedObjectContext) throws -> StoreSaveResult {
-        try parent.performAndWait { () throws in try parent.acceptChildSave(request) }
-        var result = StoreSaveResult()
-        for insert in request.inserted {
-            result.snapshots[insert.objectID] = Snapshot(objectID: insert.objectID, values: insert.values, version: 0)
-        }
-        for update in request.updated {
-            result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: update.values, version: update.baseVersion)
-        }
-        return result
-    }
-
-    /// Applies a child's save to this context's objects, all or nothing.
-    func acceptChildSave(_ request: StoreSaveRequest) throws {
-        let request = translated(request)
-        applyDerivations() // this context's own changes first
-        // Check first: every updated or deleted object must exist here.
-        for id in request.updated.map(\.objectID) + request.deleted.map(\.objectID) {
-            if let object = registered[id] {
-                if object.isDeleted { throw ContextError.objectDeleted(id) }
-            } else if try source.snapshot(for: id) == nil {
-                throw ContextError.objectNotFound(id)
-            }
-        }
-        adoptVersionsTheChildRead(request.updated)
-        for insert in request.inserted where registered[insert.objectID] == nil {
-            let object = insert.entity.managedObjectClass.init()
-            object._id = insert.objectID
-            register(inserted: object, entity: insert.entity)
-        }
-        // What the child changed, and only that: its copies of the other
-        // properties may be older than this context's (a merge the child
-        // has not had yet), as Core Data pushes only changed values. A
-        // to-many relationship whose inverse is to-one changes through the
-        // inverse objects, which the save carries too; the child's whole
-        // set would also drop members it has not heard of. Derived values
-        // are brought up to date here, from the children this context has.
-        let inserted = request.inserted.map { ($0.objectID, $0.entity, $0.values, nil as Set<String>?, nil as Int64?) }
-        let updated = request.updated.map { ($0.objectID, $0.entity, $0.values, Set($0.updatedProperties) as Set<String>?, $0.baseVersion as Int64?) }
-        for change in inserted + updated {
-            let object = self.object(with: change.0)
-            if object.isFault { _fulfillFault(object) }
-            for index in 0..<change.1.propertyCount {
-                let value = change.2[index]
-                if let changed = change.3, !changed.contains(change.1.propertyName(at: index)) { continue }
-                if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany { continue }
-                if index < change.1.attributes.count, change.1.attributes[index].isDerived { continue }
-                guard value != .toManyFault, value != object._currentStoreValue(at: index, entity: change.1) else { continue }
-                if change.1.relationship(at: index) != nil {
-                    _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
-                } else {
-                    _recordWrite(of: object, property: index)
-                    try change.1.attributes[index].setStoreValue(value, of: object)
-                }
-            }
-        }
-        for delete in request.deleted {
-            let object = self.object(with: delete.objectID)
-            if object.isFault { _fulfillFault(object) }
-            markDeleted(object)
-        }
-        // Derived values follow from the children as this context has them:
-        // the child's own may come from older copies of them.
-        propagateDeletions()
-        processPendingChanges()
-    }
-
     /// After a save to the store, nested contexts learn the permanent IDs of
     /// the objects they know by temporary ones (on their own queues).
     private func tellChildren(_ mapping: [ManagedObjectID: ManagedObjectID]) {
@@ -273,40 +206,6 @@ extension ManagedObjectContext {
         let known = mapping.keys.compactMap { registered[$0] }
         adoptPermanentIDs(mapping, for: known)
         tellChildren(mapping)
-    }
-
-    /// A child's save request with the temporary IDs it has not learned yet
-    /// replaced by their permanent ones.
-    /// A child changed each updated row as it read it. An object this
-    /// context knows no version of (not registered, or a fault without a
-    /// snapshot) is read now, perhaps at a newer version: its save checks the
-    /// version the child read, as Core Data's does (the parent takes the
-    /// row from the coordinator's row cache, which holds what the child
-    /// fetched), so another writer's change in between is a conflict for
-    /// the merge policy and not an update lost under the child's (the
-    /// concurrency campaign found such losses). An object whose version
-    /// this context knows keeps it, merged or read, as in Core Data.
-    private func adoptVersionsTheChildRead(_ updates: [StoreSaveRequest.Update]) {
-        for update in updates where update.baseVersion > 0 {
-            if let held = registered[update.objectID], !held.isFault || held._snapshot != nil { continue }
-            let object = self.object(with: update.objectID)
-            _fulfillFault(object)
-            guard let snapshot = object._snapshot, snapshot.version != update.baseVersion else { continue }
-            object._snapshot = Snapshot(objectID: snapshot.objectID, values: Array(snapshot.values), version: update.baseVersion)
-        }
-    }
-
-    private func translated(_ request: StoreSaveRequest) -> StoreSaveRequest {
-        guard !tracker.unlearnedPermanentIDs.isEmpty else { return request }
-        let mapping = tracker.unlearnedPermanentIDs.reduce(into: [ManagedObjectID: ManagedObjectID]()) { $0.merge($1.mapping) { a, _ in a } }
-        var result = StoreSaveRequest()
-        result.inserted = request.inserted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) }) }
-        result.updated = request.updated.map {
-            .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, values: $0.values.map { $0.remapped(mapping) },
-                  baseVersion: $0.baseVersion, updatedProperties: $0.updatedProperties)
-        }
-        result.deleted = request.deleted.map { .init(objectID: mapping[$0.objectID] ?? $0.objectID, entity: $0.entity, baseVersion: $0.baseVersion) }
-        return result
     }
 
     /// Gives the objects permanent IDs now, before they are saved; their

@@ -26,7 +26,7 @@ extension StoreSaveRequest {
         for (position, update) in updated.enumerated() where update.entity.hasTransientAttributes {
             request.updated[position] = Update(objectID: update.objectID, entity: update.entity,
                                                values: stripped(update.values, update.entity), baseVersion: update.baseVersion,
-                                               updatedProperties: update.updatedProperties)
+                                               updatedProperties: update.updatedProperties, baseSnapshot: update.baseSnapshot)
         }
         return request
     }

@@ -131,11 +131,13 @@ extension ManagedObject {
     }
 
     /// The names of the persistent properties ``changedValues()`` reports,
-    /// without their values (for persistent history).
-    final func _changedPropertyNames() -> [String] {
+    /// without their values (for persistent history), and with the
+    /// transient attributes changed too when `includingTransient` (for a
+    /// nested context's save, which hands them to the parent).
+    final func _changedPropertyNames(includingTransient: Bool = false) -> [String] {
         guard let entity = _entity else { return [] }
         return _changedProperties.compactMap { index in
-            if index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
+            if !includingTransient, index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
             guard let current = _currentStoreValue(at: index, entity: entity), current != _committedStoreValue(at: index) else { return nil }
             return entity.propertyName(at: index)
         }

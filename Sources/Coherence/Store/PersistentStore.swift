@@ -144,9 +144,13 @@ public struct StoreSaveRequest: Sendable {
         public let values: [StoreValue]
         /// The version the context read; the store has moved on if it differs.
         public let baseVersion: Int64
-        /// The names of the persistent properties whose values changed, for
-        /// persistent history (``PersistentHistoryChange/updatedProperties``).
+        /// The names of the properties whose values changed: for persistent
+        /// history (``PersistentHistoryChange/updatedProperties``), and for a
+        /// nested context's save, whose parent applies only these.
         public var updatedProperties: [String] = []
+        /// For a nested context's save: the snapshot the child read (its
+        /// parent starts from it when it holds no version of the object).
+        var baseSnapshot: Snapshot?
     }
 
     /// An object to delete.

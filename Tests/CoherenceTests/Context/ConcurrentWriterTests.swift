@@ -258,6 +258,64 @@ struct ConcurrentWriterTests {
         try await parent.perform { try parent.save() }
         let stored = try #require(try Self.stored(database)[0])
         #expect(stored.entryTotal == 111 && stored.entries == ["first", "other", "child"], "\(stored)")
+        // The child's balance, 10 + 1, computed from what it read: the parent
+        // holds a newer version and checks that one, as in Core Data, so the
+        // read-modify-write in the child is last-writer-wins.
+        #expect(stored.balance == 11)
+    }
+
+    /// Per-property policies merge a to-many set member by member, so the
+    /// derived total recounted after resolution counts both writers'
+    /// entries. The balance, an attribute both changed, follows the policy:
+    /// this context's under object trump, the store's under store trump.
+    @Test("Both writers' entries stay in the account's set, and in its derived total, under either per-property policy",
+          arguments: StoreKind.databases, [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump])
+    func perPropertyPoliciesMergeToManySets(_ kind: StoreKind, _ policy: MergePolicy) throws {
+        let database = try Self.ledger(kind)
+        let context = try database.context(Ledger.entities)
+        context.mergePolicy = policy
+        let loaded = try context.performAndWait { try Self.account(0, in: context).entries.count }
+        #expect(loaded == 1, "the entries are loaded")
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        try context.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "mine", amount: 5), writer: 1, sequence: 1, in: context)
+            try context.save()
+        }
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(stored.entries == ["first", "other", "mine"] && stored.entryTotal == 115, "\(stored)")
+        #expect(stored.balance == (policy == .mergeByPropertyObjectTrump ? 15 : 110), "\(stored)")
+    }
+
+    /// Under store trump, the parent's retry takes the store's balance: the
+    /// parent started from what the child read, so the other writer's
+    /// balance is a change made there.
+    @Test("A child's change to a row changed elsewhere resolves under store trump with the store's values where both changed",
+          arguments: StoreKind.databases)
+    func aChildsChangeResolvesUnderStoreTrump(_ kind: StoreKind) async throws {
+        let database = try Self.ledger(kind)
+        let parent = try database.context(Ledger.entities)
+        parent.mergePolicy = .mergeByPropertyStoreTrump
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        #expect(try child.performAndWait { try Self.account(0, in: child).balance } == 10)
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+        try await child.perform {
+            try Self.account(0, in: child).label = "child"
+            try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
+            try child.save()
+        }
+        try await parent.perform { try parent.save() }
+        let stored = try #require(try Self.stored(database)[0])
+        #expect(stored.label == "child" && stored.balance == 110, "\(stored)")
+        #expect(stored.entries == ["first", "other", "child"] && stored.entryTotal == 111, "\(stored)")
     }
 }
 

@@ -175,6 +175,33 @@ struct TransientAttributeTests {
         }
     }
 
+    /// A child context's save hands its transient values to the parent,
+    /// as Core Data's does (CoreDataPlus's
+    /// test_InvestigationTransientPropertiesBehaviorInParentChildContextRelationship),
+    /// also when a transient attribute is all the child changed.
+    @Test(arguments: StoreKind.allCases) func aChildSavesItsTransientValuesIntoItsParent(store: StoreKind) throws {
+        let (coordinator, _) = try Self.stack(store)
+        let parent = Self.context(coordinator)
+        let id = try parent.performAndWait {
+            let note = Note(context: parent)
+            note.text = "saved"
+            try parent.save()
+            return note.objectID
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        try child.performAndWait {
+            let note = try #require(child.existingObject(with: id) as? Note)
+            note.isExpanded = true
+            note.score = 20
+            try child.save()
+        }
+        try parent.performAndWait {
+            let note = try #require(parent.registeredObject(for: id) as? Note)
+            #expect(note.isExpanded && note.score == 20 && note.text == "saved")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func mergingAnotherContextsSaveKeepsTransientValues(store: StoreKind) throws {
         let (coordinator, _) = try Self.stack(store)
         let view = Self.context(coordinator)
