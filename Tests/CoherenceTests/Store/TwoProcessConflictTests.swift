@@ -107,10 +107,10 @@ struct TwoProcessConflictTests {
     }
 
     /// Creates the file `mine` in `folder`, then waits until the file
-    /// `theirs` is there too, `stop()` is true, or two minutes have passed.
+    /// `theirs` is there too, `stop()` is true, or ``hangDeadline`` has passed.
     static func meet(_ folder: URL, mine: String, theirs: String, unless stop: () -> Bool) {
         _ = FileManager.default.createFile(atPath: folder.appending(path: mine).path, contents: nil)
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(hangDeadline)
         while !FileManager.default.fileExists(atPath: folder.appending(path: theirs).path), !stop(),
               ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.002)

@@ -1,6 +1,14 @@
 import Foundation
 import Testing
 
+/// How long a wait lasts before it fails, in seconds. Deadlines catch hangs,
+/// not slowness: on two cores, under the Thread Sanitizer, beside campaigns
+/// whose child processes and blocking steps hold the cooperative pool's two
+/// threads, a task can wait minutes for its turn (a 120-second deadline
+/// failed that way in CI). Ten minutes still ends a hung run well within
+/// CI's 90.
+let hangDeadline: TimeInterval = 600
+
 /// Failure of a wait that reached its deadline: a deadlock or a missing event.
 struct DeadlineExceeded: Error, CustomStringConvertible {
     let what: String
@@ -36,7 +44,7 @@ private func runStarted<T: Sendable>(_ what: String, deadline: TimeInterval,
 enum PlainThread {
     /// Runs `body` on a new thread (no dispatch queue, not the main thread)
     /// and waits for it, failing at the deadline.
-    static func run<T: Sendable>(deadline: TimeInterval = 120,
+    static func run<T: Sendable>(deadline: TimeInterval = hangDeadline,
                                  _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await runStarted("the block on a plain thread", deadline: deadline, start: { Thread(block: $0).start() }, body)
     }
@@ -45,7 +53,7 @@ enum PlainThread {
 extension DispatchQueue {
     /// Runs `body` asynchronously on this queue and waits for it, failing at
     /// the deadline.
-    func runWaiting<T: Sendable>(deadline: TimeInterval = 120,
+    func runWaiting<T: Sendable>(deadline: TimeInterval = hangDeadline,
                                  _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await runStarted("the block on queue \(label)", deadline: deadline, start: { self.async(execute: $0) }, body)
     }
@@ -58,7 +66,7 @@ private enum DeadlineOutcome<T: Sendable>: Sendable {
 /// The result of `operation`, or ``DeadlineExceeded`` when it has not
 /// finished by the deadline. It is then cancelled, so give it work that ends
 /// on cancellation (waiting on an `AsyncStream` does).
-func withDeadline<T: Sendable>(_ what: String, seconds: Double = 120,
+func withDeadline<T: Sendable>(_ what: String, seconds: Double = hangDeadline,
                                _ operation: @escaping @Sendable () async -> T) async throws -> T {
     try await withThrowingTaskGroup(of: DeadlineOutcome<T>.self) { group in
         group.addTask { .finished(await operation()) }
@@ -73,9 +81,9 @@ func withDeadline<T: Sendable>(_ what: String, seconds: Double = 120,
     }
 }
 
-/// Polls `value` until it is not `nil` (every 10 ms, up to two minutes):
+/// Polls `value` until it is not `nil` (every 10 ms, up to ``hangDeadline``):
 /// for state with no notification of its own.
-func waitUntil<T: Sendable>(_ what: String, seconds: Double = 120, _ value: @escaping @Sendable () -> T?) async throws -> T {
+func waitUntil<T: Sendable>(_ what: String, seconds: Double = hangDeadline, _ value: @escaping @Sendable () -> T?) async throws -> T {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
         if let value = value() { return value }
@@ -116,7 +124,7 @@ final class NotificationWaiter: @unchecked Sendable {
     var count: Int { lock.withLock { received.count } }
 
     /// Waits until `count` notifications have arrived; `false` at the deadline.
-    func wait(for count: Int = 1, deadline: TimeInterval = 120) async -> Bool {
+    func wait(for count: Int = 1, deadline: TimeInterval = hangDeadline) async -> Bool {
         let id = UUID()
         return await withCheckedContinuation { continuation in
             let once = Once<Bool>(continuation)
