@@ -80,7 +80,7 @@ struct CorruptFileCampaign {
         print("corrupt files: \(outcomes.count + trapped.count + stopped + silent) tried, \(opened) opened, read and saved, \(stages);"
               + " \(trapped.count) stopped with Coherence's message (a relationship fault that cannot be fulfilled,"
               + " where Core Data raises); \(unnoticed.count) read wrongly from damage SQLite does not notice until"
-              + " its quick_check; \(wrong.count) wrong, \(stopped) stopped where a typed error was due,"
+              + " its integrity_check; \(wrong.count) wrong, \(stopped) stopped where a typed error was due,"
               + " \(silent) crashed without a message")
         #expect(outcomes.count + trapped.count + stopped + silent == Self.cases)
         #expect(wrong.isEmpty && stopped == 0 && silent == 0)
@@ -147,10 +147,11 @@ struct CorruptFileCampaign {
                 try reader.fetch(FetchRequest<Server>(predicate: #Predicate { $0.name == "campaign" })).map(\.feedItems.count)
             }
             if found == [1] { return "opened, read and saved" }
-            // SQLite reads a damaged b-tree without always noticing; its
-            // own check tells such a file from a wrong answer of Coherence's.
-            if let damage = quickCheck(url) {
-                return "damaged unnoticed: reopening finds \(found) in a file SQLite's quick_check finds damaged (\(damage))"
+            // SQLite reads a damaged b-tree (an index that no longer
+            // matches its table) without always noticing; its own check
+            // tells such a file from a wrong answer of Coherence's.
+            if let damage = integrityCheck(url) {
+                return "damaged unnoticed: reopening finds \(found) in a file SQLite's integrity_check finds damaged (\(damage))"
             }
             return "WRONG: the save returned but reopening finds \(found)"
         } catch let error where isCoherenceError(error) {
@@ -177,12 +178,13 @@ struct CorruptFileCampaign {
         for objectID in destinations { _ = try context.existingObject(with: objectID) }
     }
 
-    /// What `PRAGMA quick_check` says is wrong with the file, or `nil`
+    /// What `PRAGMA integrity_check` says is wrong with the file (indexes
+    /// against their tables included, which `quick_check` skips), or `nil`
     /// when it finds nothing.
-    private static func quickCheck(_ url: URL) -> String? {
+    private static func integrityCheck(_ url: URL) -> String? {
         guard let queue = try? DatabaseQueue(path: url.path) else { return "it cannot be opened" }
         defer { try? queue.close() }
-        let result = (try? queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }) ?? ["it cannot be read"]
+        let result = (try? queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }) ?? ["it cannot be read"]
         return result == ["ok"] ? nil : result.prefix(2).joined(separator: "; ")
     }
 

@@ -92,7 +92,7 @@ struct IOFaultCampaign {
                 let coordinator = context.persistentStoreCoordinator!
                 try coordinator.remove(coordinator.persistentStores[0])
             }
-            try Self.check(Glibc.mount("tmpfs", mount.path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil), "remount read-only")
+            try Self.remountReadOnly(mount.path)
             tally.tried += 1
             do {
                 _ = try MigrationKillCampaign.open(store, TestStack.entities)
@@ -215,6 +215,26 @@ struct IOFaultCampaign {
     /// Mounts and remounts through the system calls, not `mount(8)`: a
     /// child process's exit could be reaped by the exit tests' monitor
     /// thread before Foundation's `Process` sees it, and waiting would hang.
+    /// Remounts `path` read-only. Linux refuses (EBUSY) while a file there
+    /// is open for writing: a child process another test started at that
+    /// moment can hold the store's descriptors for its first instants, so
+    /// the refusal is tried again for up to a second; after that, the error
+    /// names the processes holding files there.
+    static func remountReadOnly(_ path: String) throws {
+        for _ in 0..<50 {
+            if Glibc.mount("tmpfs", path, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), nil) == 0 { return }
+            guard errno == EBUSY else { break }
+            usleep(20_000)
+        }
+        let holders = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { pid in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).contains { fd in
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"))?.hasPrefix(path) == true
+            }
+        } ?? []
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey:
+            "remount read-only: \(String(cString: strerror(errno))); processes with files open there: \(holders)"])
+    }
+
     static func check(_ result: Int32, _ what: String) throws {
         guard result == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(String(cString: strerror(errno)))"])
