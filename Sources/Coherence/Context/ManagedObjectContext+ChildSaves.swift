@@ -24,6 +24,8 @@ extension ManagedObjectContext {
     func acceptChildSave(_ request: StoreSaveRequest) throws {
         let request = translated(request)
         applyDerivations() // this context's own changes first
+        // Before the check, which would read the rows of the others now.
+        startFromWhatTheChildRead(request.updated)
         // Check first: every updated or deleted object must exist here.
         for id in request.updated.map(\.objectID) + request.deleted.map(\.objectID) {
             if let object = registered[id] {
@@ -33,7 +35,6 @@ extension ManagedObjectContext {
                 throw ContextError.objectNotFound(id)
             }
         }
-        startFromWhatTheChildRead(request.updated)
         for insert in request.inserted where registered[insert.objectID] == nil {
             let object = insert.entity.managedObjectClass.init()
             object._id = insert.objectID

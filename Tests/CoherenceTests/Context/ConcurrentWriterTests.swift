@@ -26,6 +26,22 @@ struct ConcurrentWriterTests {
         return try context.performAndWait { Ledger.state(of: try context.fetch(FetchRequest<LedgerAccount>())) }
     }
 
+    /// Saves `operation` through a new coordinator: another process's save.
+    static func saveElsewhere(_ database: TestDatabase, _ operation: Ledger.Operation) throws {
+        let other = try database.context(Ledger.entities)
+        try other.performAndWait {
+            try Ledger.apply(operation, writer: 2, sequence: 1, in: other)
+            try other.save()
+        }
+    }
+
+    /// A private-queue child context of `parent`.
+    static func child(of parent: ManagedObjectContext) -> ManagedObjectContext {
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        return child
+    }
+
     static func account(_ number: Int, in context: ManagedObjectContext) throws -> LedgerAccount {
         try #require(try context.fetch(FetchRequest<LedgerAccount>(predicate: #Predicate { $0.number == number })).first)
     }
@@ -38,11 +54,7 @@ struct ConcurrentWriterTests {
         context.mergePolicy = .mergeByPropertyObjectTrump
         let loaded = try context.performAndWait { try Self.account(0, in: context).entries.count }
         #expect(loaded == 1, "the entries are loaded")
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "second", amount: 5), writer: 1, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "second", amount: 5))
         try context.performAndWait {
             try Self.account(0, in: context).label = "mine"
             try context.save()
@@ -64,11 +76,7 @@ struct ConcurrentWriterTests {
             try sibling.save()
         }
         await context.perform {} // the merge, queued by the save, has run
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Self.account(0, in: other).label = "other"
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .relabel(account: 0, label: "other"))
         let outcome = context.performAndWait {
             do {
                 try Self.account(0, in: context).balance += 1
@@ -99,11 +107,7 @@ struct ConcurrentWriterTests {
             try sibling.save()
         }
         await context.perform {} // the merge, queued by the save, has run
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         try context.performAndWait {
             try Self.account(0, in: context).label = "mine"
             try context.save()
@@ -118,8 +122,7 @@ struct ConcurrentWriterTests {
         let database = try Self.ledger(kind)
         let parent = try database.context(Ledger.entities)
         parent.mergePolicy = .error
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = Self.child(of: parent)
         child.automaticallyMergesChangesFromParent = true
         func deposit(_ key: String, _ amount: Int) async throws {
             try await child.perform {
@@ -129,11 +132,7 @@ struct ConcurrentWriterTests {
             try await parent.perform { try parent.save() }
         }
         try await deposit("one", 1)
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         await #expect(throws: MergeError.self) { try await deposit("five", 5) }
         for context in [parent, child] {
             await context.perform {
@@ -152,8 +151,7 @@ struct ConcurrentWriterTests {
         let database = try Self.ledger(kind)
         let parent = try database.context(Ledger.entities)
         parent.mergePolicy = .mergeByPropertyObjectTrump
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = Self.child(of: parent)
         child.automaticallyMergesChangesFromParent = true
         func save(_ operation: Ledger.Operation) async throws {
             try await child.perform {
@@ -164,11 +162,7 @@ struct ConcurrentWriterTests {
         }
         try await save(.deposit(account: 0, entry: "one", amount: 1))
         await child.perform {} // the merge of the parent's save has run
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         try await save(.relabel(account: 0, label: "mine"))
         let stored = try #require(try Self.stored(database)[0])
         #expect(stored.label == "mine" && stored.balance == 111 && stored.entryTotal == 111, "\(stored)")
@@ -184,8 +178,7 @@ struct ConcurrentWriterTests {
         let coordinator = try database.coordinator(Ledger.entities)
         let parent = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         parent.automaticallyMergesChangesFromParent = true
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = Self.child(of: parent)
         // Both hold the account (the parent's version is the one it merges).
         try parent.performAndWait { _ = try Self.account(0, in: parent).label }
         try child.performAndWait { _ = try Self.account(0, in: child).label }
@@ -207,20 +200,20 @@ struct ConcurrentWriterTests {
     /// The concurrency campaign found it: a child context's first change to
     /// a row another process changed after the child read it was saved by
     /// the parent over that change (the parent read the row only when the
-    /// child saved, and checked that newer version).
+    /// child saved, and checked that newer version). Also when the parent
+    /// holds the object as a fault with no values (`object(with:)`).
     @Test("A child context's change to a row changed elsewhere since the child read it is a conflict when its parent saves",
-          arguments: StoreKind.databases)
-    func aChildsChangeToARowChangedElsewhereConflicts(_ kind: StoreKind) async throws {
+          arguments: StoreKind.databases, [false, true])
+    func aChildsChangeToARowChangedElsewhereConflicts(_ kind: StoreKind, parentHoldsAFault: Bool) async throws {
         let database = try Self.ledger(kind)
         let parent = try database.context(Ledger.entities)
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
-        #expect(try child.performAndWait { try Self.account(0, in: child).balance } == 10)
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
+        let child = Self.child(of: parent)
+        let id = try child.performAndWait { try Self.account(0, in: child).objectID }
+        if parentHoldsAFault {
+            #expect(parent.performAndWait { parent.object(with: id).isFault })
         }
+        #expect(try child.performAndWait { try Self.account(0, in: child).balance } == 10)
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         try await child.perform {
             try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
             try child.save()
@@ -236,14 +229,9 @@ struct ConcurrentWriterTests {
     func aParentDerivesFromTheChildrenItHas(_ kind: StoreKind) async throws {
         let database = try Self.ledger(kind)
         let parent = try database.context(Ledger.entities)
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = Self.child(of: parent)
         #expect(try child.performAndWait { try Self.account(0, in: child).entries.count } == 1)
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         // The parent reads the account again; the child keeps what it read.
         let total = try parent.performAndWait {
             let account = try Self.account(0, in: parent)
@@ -276,11 +264,7 @@ struct ConcurrentWriterTests {
         context.mergePolicy = policy
         let loaded = try context.performAndWait { try Self.account(0, in: context).entries.count }
         #expect(loaded == 1, "the entries are loaded")
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         try context.performAndWait {
             try Ledger.apply(.deposit(account: 0, entry: "mine", amount: 5), writer: 1, sequence: 1, in: context)
             try context.save()
@@ -299,14 +283,9 @@ struct ConcurrentWriterTests {
         let database = try Self.ledger(kind)
         let parent = try database.context(Ledger.entities)
         parent.mergePolicy = .mergeByPropertyStoreTrump
-        let child = ManagedObjectContext(concurrencyType: .privateQueue)
-        child.parent = parent
+        let child = Self.child(of: parent)
         #expect(try child.performAndWait { try Self.account(0, in: child).balance } == 10)
-        let other = try database.context(Ledger.entities)
-        try other.performAndWait {
-            try Ledger.apply(.deposit(account: 0, entry: "other", amount: 100), writer: 2, sequence: 1, in: other)
-            try other.save()
-        }
+        try Self.saveElsewhere(database, .deposit(account: 0, entry: "other", amount: 100))
         try await child.perform {
             try Self.account(0, in: child).label = "child"
             try Ledger.apply(.deposit(account: 0, entry: "child", amount: 1), writer: 1, sequence: 1, in: child)
