@@ -22,6 +22,10 @@ let package = Package(
         // `swift package generate-documentation --target Coherence` (DocC catalog in
         // Sources/Coherence/Coherence.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // zeader's web page (Examples/zeader): Hummingbird 2, and its testing
+        // module in zeader's tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -42,10 +46,33 @@ let package = Package(
             path: "Sources/CoherencePostgres",
             swiftSettings: strict
         ),
+        // The example feed reader: its code in a library, so that its tests
+        // can reach it, and a small executable.
+        .target(
+            name: "ZeaderKit",
+            dependencies: [
+                "Coherence",
+                "CoherencePostgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/zeader/Sources/ZeaderKit",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "zeader",
-            dependencies: ["Coherence"],
-            path: "Examples/zeader",
+            dependencies: ["ZeaderKit"],
+            path: "Examples/zeader/Sources/zeader",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ZeaderTests",
+            dependencies: [
+                "ZeaderKit",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Examples/zeader/Tests/ZeaderTests",
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(
