@@ -46,11 +46,13 @@ public enum FeedParser {
         let reader = FeedReader(source: source)
         let parser = XMLParser(data: data)
         parser.delegate = reader
+        // On Linux, parse() can return true after reporting errors (libxml2
+        // recovers); the delegate keeps the first one.
         let parsed = parser.parse()
         if let error = reader.error { throw error }
-        guard parsed else {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown error"
-            throw .malformedXML(source: source, line: parser.lineNumber, column: parser.columnNumber, reason: reason)
+        guard parsed, parser.parserError == nil else {
+            throw .malformedXML(source: source, line: parser.lineNumber, column: parser.columnNumber,
+                                reason: FeedReader.reason(parser.parserError))
         }
         guard let feed = reader.feed else { throw .notAFeed(source: source, rootElement: reader.root ?? "none") }
         guard !feed.items.isEmpty else { throw .noItems(source: source) }
@@ -120,6 +122,31 @@ private final class FeedReader: NSObject, XMLParserDelegate {
             feed?.link = value
         default:
             break
+        }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        guard error == nil else { return }
+        fail(parser, .malformedXML(source: source, line: parser.lineNumber, column: parser.columnNumber,
+                                   reason: Self.reason(parseError)))
+    }
+
+    /// Words for XMLParser's error codes (its messages are empty on Linux).
+    static func reason(_ error: (any Error)?) -> String {
+        guard let error else { return "unknown error" }
+        let code = (error as NSError).code
+        switch XMLParser.ErrorCode(rawValue: code) {
+        case .tagNameMismatchError?: return "a closing tag does not match the element it closes"
+        case .prematureDocumentEndError?: return "the document ends before its elements are closed"
+        case .emptyDocumentError?: return "the document is empty"
+        case .invalidCharacterError?: return "an invalid character"
+        case .entityRefAtEOFError?, .entityRefLoopError?, .undeclaredEntityError?, .entityNotFinishedError?:
+            return "an unknown or unfinished entity"
+        case .attributeNotFinishedError?, .attributeNotStartedError?:
+            return "a malformed attribute"
+        case .gtRequiredError?, .ltRequiredError?, .ltSlashRequiredError?: return "a malformed tag"
+        case .documentStartError?: return "text outside the root element"
+        default: return "XML error \(code)"
         }
     }
 
