@@ -109,7 +109,7 @@ public final class LiveStream: FetchedResultsControllerDelegate {
         let (servers, selected, items) = try contents(in: context, selected: selectedID)
         let snapshot = SnapshotEvent(
             servers: servers.map { Page.serverRow($0) }.joined(), items: items.map(Page.itemRow).joined(),
-            feed: selected?.url ?? "", selected: selected.map(Page.domID) ?? "",
+            feed: selected?.url ?? "", title: selected?.title ?? "No feed yet", selected: selected.map(Page.domID) ?? "",
             unread: servers.reduce(0) { $0 + $1.unreadCount })
         return broadcaster.subscribe(first: json(snapshot))
     }

@@ -47,6 +47,7 @@ struct SnapshotEvent: Encodable {
     var servers: String
     var items: String
     var feed: String
+    var title: String
     var selected: String
     var unread: Int
 }

@@ -37,6 +37,7 @@ extension Page {
             servers.innerHTML = event.servers;
             items.innerHTML = event.items;
             items.dataset.feed = event.feed;
+            document.getElementById('feed-title').textContent = event.title;
             selected = event.selected;
             markSelected();
             document.title = `zeader (${event.unread} unread)`;

@@ -47,7 +47,6 @@ public struct WebRoutes: Sendable {
         Application(
             router: router(),
             configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "zeader"),
-            services: [EndStreams(broadcaster: broadcaster)],
             onServerRunning: { channel in onRunning("http://127.0.0.1:\(channel.localAddress?.port ?? port)/") })
     }
 
@@ -72,7 +71,13 @@ public struct WebRoutes: Sendable {
         return Response(
             status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: ResponseBody { writer in
-                for await event in stream { try await writer.write(ByteBuffer(string: "data: \(event)\n\n")) }
+                // The stream ends when the server shuts down (SIGINT, SIGTERM),
+                // which would otherwise wait for ever for this response.
+                try await withGracefulShutdownHandler {
+                    for await event in stream { try await writer.write(ByteBuffer(string: "data: \(event)\n\n")) }
+                } onGracefulShutdown: {
+                    broadcaster.finish()
+                }
                 try await writer.finish(nil)
             })
     }
@@ -169,16 +174,5 @@ extension FeedError {
         case .unreachable, .httpStatus: true
         default: false
         }
-    }
-}
-
-/// Ends the pages' event streams when the server shuts down (SIGINT,
-/// SIGTERM), which would otherwise keep their connections open for ever.
-private struct EndStreams: Service {
-    let broadcaster: Broadcaster
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        broadcaster.finish()
     }
 }
