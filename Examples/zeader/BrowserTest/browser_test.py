@@ -217,14 +217,17 @@ def describe(state: dict | None) -> str:
 class ZeaderServer:
     """One `zeader serve` process, its output drained by two threads."""
 
-    def __init__(self, zeader: str, store: str, name: str):
+    def __init__(self, zeader: str, store: str | None, name: str, environment: dict | None = None):
         self.name = name
         self.lines: collections.deque[str] = collections.deque(maxlen=400)
         self.lock = threading.Lock()
         self.first_http_line: str | None = None
         self.saw_http_line = threading.Event()
+        # Without a store: README's first command, `zeader` alone (sample
+        # feeds imported on first run into the default directory).
+        command = [zeader, "serve", "--store", store, "--port", "0"] if store else [zeader, "--port", "0"]
         self.process = subprocess.Popen(
-            [zeader, "serve", "--store", store, "--port", "0"],
+            command, env=environment,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, bufsize=1, errors="replace")
         self.threads = [
@@ -433,8 +436,8 @@ class BrowserTest:
                        f"`{' '.join(command)}` to fail: a non-zero exit status and a message on stderr", shown)
         return result
 
-    def start_server(self, store: str, name: str) -> ZeaderServer:
-        server = ZeaderServer(self.zeader_path, store, name)
+    def start_server(self, store: str | None, name: str, environment: dict | None = None) -> ZeaderServer:
+        server = ZeaderServer(self.zeader_path, store, name, environment)
         self.servers.append(server)
         self.cleanup.callback(server.stop)
         url = server.wait_until_serving()
@@ -553,6 +556,25 @@ def all_read(test: BrowserTest, browsers: list[Browser], server_id: str, total_b
 
 
 # MARK: A. SQLite
+
+
+def first_run_scenario(test: BrowserTest, feeds: list[Feed]) -> None:
+    """README's first command: `zeader` alone imports the sample feeds into an
+    empty default directory and serves them."""
+    directory = Path(tempfile.mkdtemp(prefix="zeader-first-run-"))
+    test.begin("F0 first run: `zeader --port 0` with an empty COHERENCE_STORE_DIRECTORY")
+    server = test.start_server(None, "zeader (first run)", dict(os.environ, COHERENCE_STORE_DIRECTORY=str(directory)))
+    test.check((directory / "Zeader.sqlite").exists(), f"Zeader.sqlite in {directory}", str(list(directory.iterdir())))
+    window = test.open_browser("first-run window")
+    test.load(window, server.url)
+    test.wait(window, "the 3 sample feeds in #servers", lambda state: len(state["servers"]) == 3)
+    state = window.state()
+    check_page_shape(test, state, feeds)
+    total = sum(len(feed.items) for feed in feeds)
+    test.check(title_total(state) == total, f"all {total} sample items unread", describe(state))
+    test.screenshot(window, "first-run.png")
+    test.stop_server(server)
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def sqlite_scenario(test: BrowserTest, feeds: list[Feed]) -> None:
@@ -808,6 +830,7 @@ def main() -> int:
     postgres_url = os.environ.get("COHERENCE_POSTGRES_URL", "")
     scenarios = []
     if options.only in (None, "sqlite"):
+        scenarios.append(functools.partial(first_run_scenario, test, feeds))
         scenarios.append(functools.partial(sqlite_scenario, test, feeds))
     if options.only in (None, "postgres") and postgres_url:
         scenarios.append(functools.partial(postgres_scenario, test, feeds, postgres_url))

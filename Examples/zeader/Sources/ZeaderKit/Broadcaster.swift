@@ -1,7 +1,10 @@
 // The fan-out from the view context's queue to every open page: each page's
 // event stream is an AsyncStream of ready-made Server-Sent Events; the view
 // context's queue sends, the web server's threads receive.
-import Synchronization
+//
+// Core Data technique (seed article: interqueue merging): only Sendable
+// values cross queues; here, the events' text.
+import Coherence
 
 /// Sends each event to every subscribed page. Safe from any thread.
 public final class Broadcaster: Sendable {
@@ -10,7 +13,8 @@ public final class Broadcaster: Sendable {
         var continuations: [Int: AsyncStream<String>.Continuation] = [:]
     }
 
-    private let subscribers = Mutex(Subscribers())
+    // Coherence's lock (a pthread mutex the Thread Sanitizer can see).
+    private let subscribers = Locked(Subscribers())
 
     /// A broadcaster with no subscriber.
     public init() {}

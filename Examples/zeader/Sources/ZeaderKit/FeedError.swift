@@ -1,3 +1,5 @@
+// Errors as values with context, as Coherence's own are: each names what
+// was wrong and where (the file or URL, and the line).
 import Foundation
 
 /// Why a feed could not be imported. Each names the file or URL, and the

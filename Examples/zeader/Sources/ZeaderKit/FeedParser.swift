@@ -217,7 +217,15 @@ private struct FeedDates {
         rfc822Formatters.lazy.compactMap { $0.date(from: text) }.first
     }
 
+    private let isoDay: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter
+    }()
+
+    /// RFC 3339, with or without fractional seconds, or a day alone (W3C's
+    /// date form, which `dc:date` allows).
     func iso8601(_ text: String) -> Date? {
-        iso.date(from: text) ?? isoFractional.date(from: text)
+        iso.date(from: text) ?? isoFractional.date(from: text) ?? (text.count == 10 ? isoDay.date(from: text) : nil)
     }
 }

@@ -34,9 +34,7 @@ public final class LiveStream: FetchedResultsControllerDelegate {
         servers = FetchedResultsController(
             fetchRequest: Self.serversRequest(), managedObjectContext: context, sectionNameKeyPath: nil)
         items = FetchedResultsController(
-            fetchRequest: FetchRequest<FeedItem>(sortBy: [
-                SortDescriptor(\.feedURL), SortDescriptor(\.published, order: .reverse), SortDescriptor(\.title),
-            ]),
+            fetchRequest: FetchRequest<FeedItem>(sortBy: [SortDescriptor(\.feedURL)] + Self.itemOrder),
             managedObjectContext: context, sectionNameKeyPath: "feedURL")
         try servers.performFetch()
         try items.performFetch()
@@ -50,9 +48,13 @@ public final class LiveStream: FetchedResultsControllerDelegate {
         FetchRequest<Server>(sortBy: [SortDescriptor(\.title), SortDescriptor(\.url)])
     }
 
-    // MARK: The controllers' changes
+    /// A feed's items in the page's order: newest first, then by title and
+    /// guid, so that every page shows the same order.
+    static let itemOrder: [SortDescriptor<FeedItem>] = [
+        SortDescriptor(\.published, order: .reverse), SortDescriptor(\.title), SortDescriptor(\.guid),
+    ]
 
-    public func controllerWillChangeContent(_ controller: AnyFetchedResultsController) {}
+    // MARK: The controllers' changes
 
     public func controller(_ controller: AnyFetchedResultsController, didChange anObject: Any, at indexPath: IndexPath?,
                            for type: FetchedResultsChangeType, newIndexPath: IndexPath?) {
@@ -70,6 +72,8 @@ public final class LiveStream: FetchedResultsControllerDelegate {
             pending.items[item.feedURL, default: ListChange()].record(type, id: id, newIndex: newIndexPath?.itemIndex) {
                 Page.itemRow(item)
             }
+            // A moved row leaves whichever list shows it.
+            if type == .move { pending.removedItems.append(id) }
         }
     }
 
@@ -78,9 +82,9 @@ public final class LiveStream: FetchedResultsControllerDelegate {
             let change = pending.servers
             pending.servers = ListChange()
             guard !change.isEmpty else { return }
-            send(ServersEvent(change), line: "servers \(change.summary)")
+            send(ServersEvent(change.sorted()), line: "servers \(change.summary)")
         } else {
-            let (feeds, removed) = (pending.items, pending.removedItems)
+            let (feeds, removed) = (pending.items.mapValues { $0.sorted() }, pending.removedItems)
             (pending.items, pending.removedItems) = ([:], [])
             guard !feeds.isEmpty || !removed.isEmpty else { return }
             let parts = feeds.values.map(\.summary) + (removed.isEmpty ? [] : ["-\(removed.count)"])
@@ -128,7 +132,7 @@ public final class LiveStream: FetchedResultsControllerDelegate {
         guard let address = selected?.url else { return (servers, nil, []) }
         let items = try context.fetch(FetchRequest<FeedItem>(
             predicate: #Predicate { $0.feedURL == address },
-            sortBy: [SortDescriptor(\.published, order: .reverse), SortDescriptor(\.title)]))
+            sortBy: itemOrder))
         return (servers, selected, items)
     }
 

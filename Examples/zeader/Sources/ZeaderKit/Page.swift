@@ -1,6 +1,11 @@
 // The web page: plain server-rendered HTML, and a small script that applies
-// the live stream's events to it. Rendering reads managed objects, so it
-// runs on the view context's queue; what leaves it is a String.
+// the live stream's events to it.
+//
+// Core Data technique: objects stay on their context's queue. Rendering reads
+// managed objects, so it runs on the view context's queue (inside perform, or
+// in the fetched results controllers' delegate calls); what leaves it is a
+// String. Feed text is untrusted: everything is escaped, and only http(s)
+// links are kept.
 import Coherence
 import Foundation
 
@@ -68,21 +73,22 @@ enum Page {
         object.objectID.uriRepresentation().absoluteString
     }
 
-    /// `text` with HTML's special characters escaped.
+    /// `text` with HTML's special characters escaped. Scalar by scalar, not
+    /// character by character: a quote followed by a combining mark is one
+    /// `Character`, and must not slip through.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": escaped.append(contentsOf: "&#39;".unicodeScalars)
+            default: escaped.append(scalar)
             }
         }
-        return escaped
+        return String(escaped)
     }
 
     /// `text` percent-encoded for a query value.

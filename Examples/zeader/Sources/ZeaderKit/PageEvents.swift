@@ -1,4 +1,8 @@
 // The events a page receives, as JSON in Server-Sent Events' data lines.
+//
+// Core Data technique (seed article: the fetched results controller driving
+// a table): the controller's delete, insert, move and update reports, applied
+// in this order, turn the old list into the new one without a refetch.
 import Coherence
 
 /// Changes to one list, in the order that applies them: remove by element
@@ -16,6 +20,13 @@ struct ListChange: Encodable {
 
     var isEmpty: Bool { remove.isEmpty && insert.isEmpty && update.isEmpty }
 
+    /// The insertions in ascending index, the order the page applies them.
+    func sorted() -> ListChange {
+        var sorted = self
+        sorted.insert.sort { ($0.index ?? 0) < ($1.index ?? 0) }
+        return sorted
+    }
+
     var summary: String { "+\(insert.count) -\(remove.count) ~\(update.count)" }
 
     /// Records one change a fetched results controller reported. A move is
@@ -27,7 +38,6 @@ struct ListChange: Encodable {
         case .insert, .move:
             if type == .move { remove.append(id) }
             insert.append(Row(id: id, index: newIndex, html: html()))
-            insert.sort { ($0.index ?? 0) < ($1.index ?? 0) }
         case .update:
             update.append(Row(id: id, index: nil, html: html()))
         }

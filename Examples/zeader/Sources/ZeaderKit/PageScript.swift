@@ -45,6 +45,11 @@ extension Page {
             break;
           case 'servers':
             patch(servers, event);
+            // No feed shown (an empty store), or the shown one is gone: show
+            // the first one.
+            if ((!selected || !document.getElementById(selected)) && servers.firstElementChild) {
+              location.href = '/?server=' + encodeURIComponent(servers.firstElementChild.dataset.id);
+            }
             markSelected();
             break;
           case 'items': {
@@ -75,7 +80,7 @@ extension Page {
         if (!response.ok) throw new Error(text || response.statusText);
         return text;
       };
-      const show = text => { status.textContent = text; };
+      const show = text => { status.textContent = text; status.className = ''; };
       const showError = error => { status.textContent = error.message; status.className = 'error'; };
 
       items.addEventListener('click', event => {

@@ -76,17 +76,19 @@ extension Library {
     /// - Returns: how many items changed.
     public func markAllRead(server id: ManagedObjectID) async throws -> Int {
         let context = backgroundContext(author: "page")
-        let view = viewContext
-        return try await context.perform {
+        let result = try await context.perform {
             guard let server = try? context.existingObject(with: id) as? Server else {
                 throw ReadingError.noSuchObject(id.uriRepresentation().absoluteString, entity: "Server")
             }
             let address = server.url
             let request = BatchUpdateRequest<FeedItem>(
                 predicate: #Predicate { $0.feedURL == address && $0.read == false }, propertiesToUpdate: ["read": true])
-            let result = try context.execute(request) as! BatchUpdateResult
-            ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [view])
-            return result.count
+            return try context.execute(request) as! BatchUpdateResult
         }
+        // Merged from here rather than from the background queue, which would
+        // then wait for the view context's.
+        let (view, changes) = (viewContext, result.changes)
+        await view.perform { ManagedObjectContext.mergeChanges(fromRemoteContextSave: changes, into: [view]) }
+        return result.count
     }
 }

@@ -130,6 +130,7 @@ public struct WebRoutes: Sendable {
     /// refusal's status and message.
     private func respond(to request: Request, _ action: (Form) async throws -> String) async -> Response {
         do {
+            try Self.checkOrigin(of: request)
             let body = try await request.body.collect(upTo: Self.maximumBodySize)
             let form: Form
             do {
@@ -153,6 +154,29 @@ public struct WebRoutes: Sendable {
         } catch {
             return Self.text(.internalServerError, "\(error)")
         }
+    }
+
+    /// Refuses requests another site's page makes the browser send (a form
+    /// that posts to 127.0.0.1), and requests for another host name (DNS
+    /// rebinding): the page is for this machine's own browser.
+    private static func checkOrigin(of request: Request) throws {
+        let host = request.head.authority
+        if let host, !isLoopback(host) {
+            throw Refusal(status: .forbidden, message: "zeader answers requests for 127.0.0.1 or localhost only, not \(host)")
+        }
+        if let origin = request.headers[.origin], origin != "null" {
+            guard let url = URL(string: origin), let originHost = url.host, isLoopback(originHost),
+                  host == nil || (url.port.map { "\(originHost):\($0)" } ?? originHost) == host
+            else { throw Refusal(status: .forbidden, message: "a page from \(origin) cannot change zeader's feeds") }
+        }
+        if let site = request.headers[.init("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+            throw Refusal(status: .forbidden, message: "a \(site) page cannot change zeader's feeds")
+        }
+    }
+
+    private static func isLoopback(_ host: String) -> Bool {
+        let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.prefix { $0 != ":" })
+        return ["127.0.0.1", "localhost", "[::1]"].contains(name.lowercased())
     }
 
     private static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {

@@ -44,6 +44,16 @@ struct FeedParserTests {
         #expect(feed.items[1].published.timeIntervalSince1970 == 1_792_570_530)
     }
 
+    /// `dc:date` in W3C's day form.
+    @Test func aDayAloneIsADate() throws {
+        let rss = """
+        <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>T</title>
+        <item><title>a</title><guid>1</guid><dc:date>2026-11-03</dc:date></item>
+        </channel></rss>
+        """
+        #expect(try FeedParser.parse(Data(rss.utf8), source: "inline").items[0].published.timeIntervalSince1970 == 1_793_664_000)
+    }
+
     @Test func anRSSItemWithoutAGuidIsKnownByItsLink() throws {
         let feed = try Self.parse(Files.feed("queue-and-merge.xml"))
         #expect(feed.title == "Queue & Merge")

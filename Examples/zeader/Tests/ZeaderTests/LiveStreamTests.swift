@@ -82,6 +82,46 @@ struct LiveStreamTests {
         withExtendedLifetime(page.live) {}
     }
 
+    /// The element IDs of the item rows in `html`, in order.
+    static func itemIDs(_ html: String) -> [String] {
+        html.matches(of: /<li class="item [a-z]+" id="([^"]+)"/).map { String($0.1) }
+    }
+
+    /// A re-import of the shown feed with a new item (at the top) and a
+    /// changed title: the events, applied as the page's script applies them
+    /// (removals, insertions in ascending index, updates), give the rows a
+    /// new page shows, in its order.
+    @Test func insertionsAppliedAsThePageDoesGiveTheNewList() async throws {
+        let page = try await Page()
+        let first = await read(page.events) { _ in true }
+        let snapshot = Self.decode(try #require(first.first))
+        var rows = Self.itemIDs(try #require(snapshot["items"] as? String))
+        let feed = try #require(snapshot["feed"] as? String)
+        let updated = try FeedParser.parse(Data(contentsOf: Files.fixture("coherence-blog-updated.xml")), source: feed)
+        let summary = try await FeedImporter(library: page.library).save(updated, address: feed)
+        #expect(summary.added == 1 && summary.updated == 1)
+        let events = await read(page.events, until: Self.total(11)).map(Self.decode)
+        var titles: [String: String] = [:]
+        for event in events where event["kind"] as? String == "items" {
+            rows.removeAll { (event["remove"] as? [String] ?? []).contains($0) }
+            let change = try #require((event["feeds"] as? [String: [String: Any]])?[feed])
+            rows.removeAll { (change["remove"] as? [String] ?? []).contains($0) }
+            for row in change["insert"] as? [[String: Any]] ?? [] {
+                let id = try #require(row["id"] as? String)
+                rows.removeAll { $0 == id }
+                rows.insert(id, at: try #require(row["index"] as? Int))
+                titles[id] = row["html"] as? String
+            }
+            for row in change["update"] as? [[String: Any]] ?? [] { titles[row["id"] as! String] = row["html"] as? String }
+        }
+        let context = page.library.viewContext
+        let fresh = try await context.perform { try LiveStream.page(in: context, selected: nil) }
+        #expect(rows == Self.itemIDs(fresh))
+        #expect(titles[rows[0]]?.contains("Coherence 1.0 release candidate") == true)
+        #expect(titles.values.contains { $0.contains("Persistent history across processes (updated)") })
+        withExtendedLifetime(page.live) {}
+    }
+
     /// Another coordinator on the same file (what another zeader process
     /// is) commits; the view context hears of it through persistent history
     /// and remote-change notifications, and so does the page. Then that

@@ -91,6 +91,47 @@ struct WebRoutesTests {
         ("/items/read", "id=" + String(repeating: "a", count: 10 * 1024 * 1024), .contentTooLarge, "larger than 65536 bytes"),
     ]
 
+    /// Feed text is untrusted: a quote followed by a combining mark is one
+    /// Swift Character, and must still be escaped.
+    @Test func feedTextIsEscaped() {
+        let hostile = "https://x\"\u{301} onmouseover=alert(1) x=\"\u{301}<script>"
+        let escaped = Page.escape(hostile)
+        #expect(!escaped.unicodeScalars.contains { $0 == "\"" || $0 == "<" || $0 == ">" })
+        #expect(escaped.contains("&quot;\u{301}"))
+    }
+
+    /// Another site's page cannot make the browser change the feeds, nor
+    /// can a request for another host name (DNS rebinding).
+    @Test func requestsFromOtherSitesAreRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let library = try await Self.library(in: directory)
+        let id = try await Self.itemID(library, titled: "Two contexts, one conflict")
+        let before = try await StoreContents(library)
+        let app = Application(router: WebRoutes(library: library, broadcaster: Broadcaster()).router())
+        let refused: [HTTPFields] = [
+            [.origin: "http://evil.example"],
+            [.init("Sec-Fetch-Site")!: "cross-site"],
+        ]
+        try await app.test(.router) { client in
+            for headers in refused {
+                var all = Self.fetchHeaders
+                all.append(contentsOf: headers)
+                try await client.execute(uri: "/items/read", method: .post, headers: all,
+                                         body: ByteBuffer(string: "id=\(Page.queryValue(id))")) { response in
+                    #expect(response.status == .forbidden)
+                    #expect(String(buffer: response.body).contains("cannot change zeader's feeds"))
+                }
+            }
+            var sameOrigin = Self.fetchHeaders
+            // Hummingbird's router test client asks for host "localhost".
+            sameOrigin.append(contentsOf: [.origin: "http://localhost", .init("Sec-Fetch-Site")!: "same-origin"] as HTTPFields)
+            try await client.execute(uri: "/items/read", method: .post, headers: sameOrigin,
+                                     body: ByteBuffer(string: "id=\(Page.queryValue(id))")) { #expect($0.status == .ok) }
+        }
+        let after = try await StoreContents(library)
+        #expect(after.feeds.values.reduce(0) { $0 + $1.unread } == before.feeds.values.reduce(0) { $0 + $1.unread } - 1)
+    }
+
     @Test func badRequestsAreRefusedAndChangeNothing() async throws {
         let directory = try TemporaryDirectory()
         let library = try await Self.library(in: directory)
