@@ -64,4 +64,41 @@ struct ReadOnlyStoreTests {
             if case .incompatibleModel? = error as? StoreError { true } else { false }
         })
     }
+
+    final class Shelf: ManagedObject {
+        @Attribute var name = ""
+        @Relationship(inverse: \Book.shelf, deleteRule: .cascade) var books: Set<Book>
+        @Derived(count: \Shelf.books, where: #Predicate<Book> { $0.read == false }) var unread: Int
+    }
+
+    final class Book: ManagedObject {
+        @Attribute var read = false
+        @Relationship var shelf: Shelf?
+    }
+
+    /// A derivation with a predicate is the same model in every process: a
+    /// predicate's description numbers its variables from a process-wide
+    /// counter and shows key paths by address, so a store remembered the
+    /// model by it, read-only opens refused such stores ("saved with another
+    /// model"), and every writable open recomputed every derived value
+    /// (found by zeader, whose unread count has a predicate).
+    @Test func aDerivationWithAPredicateOpensReadOnlyWithAnotherModelInstance() throws {
+        let url = TestFiles.newURL("shelves.sqlite")
+        let writer = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Shelf.self, Book.self]))
+        try writer.addPersistentStore(.sqlite(url))
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer)
+        try context.performAndWait {
+            let shelf = Shelf(context: context)
+            for read in [true, false, false] {
+                let book = Book(context: context)
+                book.read = read
+                book.shelf = shelf
+            }
+            try context.save()
+        }
+        let reader = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Shelf.self, Book.self]))
+        try reader.addPersistentStore(readOnlyDescription(url))
+        let readContext = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: reader)
+        #expect(try readContext.performAndWait { try readContext.fetch(FetchRequest<Shelf>()).map(\.unread) } == [2])
+    }
 }

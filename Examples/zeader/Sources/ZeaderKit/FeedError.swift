@@ -13,6 +13,8 @@ public enum FeedError: Error, Equatable, CustomStringConvertible {
     case unreachable(source: String, reason: String)
     /// The server answered with an HTTP error.
     case httpStatus(source: String, status: Int)
+    /// The server sent more than the limit (``FeedSource/maximumSize``).
+    case tooLarge(source: String, limit: Int)
     /// The XML is not well formed.
     case malformedXML(source: String, line: Int, column: Int, reason: String)
     /// Well-formed XML that is neither RSS nor Atom.
@@ -33,6 +35,8 @@ public enum FeedError: Error, Equatable, CustomStringConvertible {
             "\(source): cannot be reached: \(reason)"
         case .httpStatus(let source, let status):
             "\(source): the server answered HTTP \(status)"
+        case .tooLarge(let source, let limit):
+            "\(source): the feed is larger than \(limit / 1024 / 1024) MiB"
         case .malformedXML(let source, let line, let column, let reason):
             "\(source):\(line):\(column): malformed XML: \(reason)"
         case .notAFeed(let source, let root):

@@ -37,6 +37,9 @@ public enum FeedSource: Sendable, Equatable {
         }
     }
 
+    /// The largest feed downloaded: 10 MiB.
+    public static let maximumSize = 10 * 1024 * 1024
+
     /// The address kept in ``Server/url``: the file's absolute path, or the URL.
     public var address: String {
         switch self {
@@ -47,7 +50,8 @@ public enum FeedSource: Sendable, Equatable {
 
     /// The feed's bytes.
     /// - Throws: ``FeedError/unreadable(source:reason:)``,
-    ///   ``FeedError/unreachable(source:reason:)``, ``FeedError/httpStatus(source:status:)``.
+    ///   ``FeedError/unreachable(source:reason:)``, ``FeedError/httpStatus(source:status:)``,
+    ///   ``FeedError/tooLarge(source:limit:)``.
     public func load() async throws(FeedError) -> Data {
         switch self {
         case .file(let url):
@@ -60,11 +64,15 @@ public enum FeedSource: Sendable, Equatable {
         case .web(let url):
             var request = URLRequest(url: url, timeoutInterval: 15)
             request.setValue("application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
-            let data: Data, response: URLResponse
+            let data: Data, response: URLResponse?
             do {
-                (data, response) = try await URLSession.shared.data(for: request)
-            } catch {
+                (data, response) = try await FeedDownload.load(request, limit: Self.maximumSize)
+            } catch FeedDownload.Failure.tooLarge {
+                throw .tooLarge(source: address, limit: Self.maximumSize)
+            } catch FeedDownload.Failure.failed(let error) {
                 throw .unreachable(source: address, reason: (error as NSError).localizedDescription)
+            } catch {
+                throw .unreachable(source: address, reason: "\(error)")
             }
             if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
                 throw .httpStatus(source: address, status: http.statusCode)

@@ -195,7 +195,7 @@ extension FeedError {
     /// The remote server failed, not the request.
     var isRemote: Bool {
         switch self {
-        case .unreachable, .httpStatus: true
+        case .unreachable, .httpStatus, .tooLarge: true
         default: false
         }
     }

@@ -94,6 +94,15 @@ struct FeedImporterTests {
         let directory = try TemporaryDirectory()
         let library = try directory.library()
         let router = Router()
+        let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: FeedSource.maximumSize + 1)
+        // Announced too large, and too large without announcing it.
+        router.get("/huge.xml") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: huge)) }
+        router.get("/endless.xml") { _, _ in
+            Response(status: .ok, body: ResponseBody { writer in
+                for _ in 0..<12 { try await writer.write(ByteBuffer(repeating: UInt8(ascii: " "), count: 1024 * 1024)) }
+                try await writer.finish(nil)
+            })
+        }
         router.get("/feed.xml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/rss+xml"],
                      body: ResponseBody(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: Files.fixture("late-breaking.xml")))))
@@ -104,6 +113,11 @@ struct FeedImporterTests {
             #expect(summary.title == "Late Breaking" && summary.added == 3)
             await #expect(throws: FeedError.httpStatus(source: base + "/missing.xml", status: 404)) {
                 _ = try await FeedImporter(library: library).importFeed(from: base + "/missing.xml")
+            }
+            for name in ["/huge.xml", "/endless.xml"] {
+                await #expect(throws: FeedError.tooLarge(source: base + name, limit: FeedSource.maximumSize)) {
+                    _ = try await FeedImporter(library: library).importFeed(from: base + name)
+                }
             }
         }
         await #expect {

@@ -31,7 +31,7 @@ struct StoredModel: Codable, Equatable {
     var entities: [Entity]
 
     init(_ model: ManagedObjectModel) {
-        entities = model.entities.map(Entity.init)
+        entities = model.entities.map { Entity($0, model: model) }
     }
 
     /// The description kept in a store's metadata, checked so that the
@@ -60,13 +60,13 @@ struct StoredModel: Codable, Equatable {
 }
 
 extension StoredModel.Entity {
-    /// What the store remembers of `entity`.
-    init(_ entity: EntityDescription) {
+    /// What the store remembers of `entity`, an entity of `model`.
+    init(_ entity: EntityDescription, model: ManagedObjectModel) {
         self.init(
             name: entity.name,
             attributes: entity.storedAttributes.map { attribute in
                 let derivation = entity.derivations.first { $0.propertyIndex == attribute.index }.map {
-                    "\($0.kind) \($0.relationship(in: entity)?.name ?? "-") \($0.childAttributeIndex.map(String.init) ?? "-") \($0.declaration.expression.map { "\($0)" } ?? "-")"
+                    "\($0.kind) \($0.relationship(in: entity)?.name ?? "-") \($0.childAttributeIndex.map(String.init) ?? "-") \(Self.condition(of: $0, in: model))"
                 }
                 return StoredModel.Attribute(name: attribute.name, type: "\(attribute.attributeType)", isOptional: attribute.isOptional, derivation: derivation)
             },
@@ -75,6 +75,19 @@ extension StoredModel.Entity {
                                          inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)
             },
             superentity: entity.superentity?.name)
+    }
+
+    /// A derivation's predicate as text that is the same for the same
+    /// predicate in every process: its SQL condition and arguments. (A
+    /// predicate's own description is not: it numbers its variables from a
+    /// process-wide counter, and shows key paths by their address.) "-" for
+    /// none; a predicate SQL cannot express keeps its description.
+    private static func condition(of derivation: DerivationDescription, in model: ManagedObjectModel) -> String {
+        guard let expression = derivation.declaration.expression, let variable = derivation.declaration.variable else { return "-" }
+        guard let child = model.entitiesByName[derivation.childEntityName] else { return "\(expression)" }
+        var compiler = SQLPredicateCompiler(model: model, storeNumber: 0, dialect: .sqlite, entity: child)
+        guard let condition = try? compiler.condition(for: expression, variable: variable) else { return "\(expression)" }
+        return "\(condition) \(compiler.arguments)"
     }
 }
 
@@ -156,7 +169,7 @@ struct SQLMigration {
         for root in model.entities where root.superentity == nil && root.isInHierarchy {
             let changed = root.selfAndDescendants.contains { entity in
                 guard let old = oldEntities[entity.name] else { return true }
-                return old != StoredModel.Entity(entity) || (entity === root && !oldEntities.values.contains { $0.superentity == root.name })
+                return old != StoredModel.Entity(entity, model: model) || (entity === root && !oldEntities.values.contains { $0.superentity == root.name })
             }
             if changed { steps.append { db in try SQLSchema.addMissingHierarchyColumns(root, in: db) } }
         }
