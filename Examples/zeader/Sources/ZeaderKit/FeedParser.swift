@@ -213,8 +213,13 @@ private struct FeedDates {
         return formatter
     }()
 
+    /// RFC 822's form; a two-digit year is read as RFC 2822 says (00–49:
+    /// 2000–2049, 50–99: 1950–1999), where DateFormatter would read year 26.
     func rfc822(_ text: String) -> Date? {
-        rfc822Formatters.lazy.compactMap { $0.date(from: text) }.first
+        let fourDigits = text.replacing(/^((?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+)(\d{2})(\s)/) { match in
+            "\(match.1)\(Int(match.2)! < 50 ? "20" : "19")\(match.2)\(match.3)"
+        }
+        return rfc822Formatters.lazy.compactMap { $0.date(from: fourDigits) }.first
     }
 
     private let isoDay: ISO8601DateFormatter = {

@@ -88,6 +88,26 @@ struct FeedImporterTests {
         #expect(try await StoreContents(library) == before)
     }
 
+    /// A save that fails (the store opened read-only) leaves the store as
+    /// it was: one save per feed, nothing half-written, and the error
+    /// reaches the caller.
+    @Test func aFailedSaveLeavesTheStoreAsItWas() async throws {
+        let directory = try TemporaryDirectory()
+        let writer = try directory.library()
+        _ = try await FeedImporter(library: writer).importFeed(from: Files.feed("queue-and-merge.xml").path)
+        let before = try await StoreContents(writer)
+        let description = PersistentStoreDescription.sqlite(directory.url.appendingPathComponent("Zeader.sqlite"))
+        description.isReadOnly = true
+        let reader = try Library(description: description)
+        await #expect {
+            _ = try await FeedImporter(library: reader).importFeed(from: Files.feed("coherence-blog.xml").path)
+        } throws: { error in
+            if case .readOnlyStore? = error as? StoreError { true } else { false }
+        }
+        #expect(try await StoreContents(writer) == before)
+        #expect(try await StoreContents(reader) == before)
+    }
+
     /// A feed fetched over HTTP, and the errors of an HTTP server and of no
     /// server at all, each naming the URL.
     @Test func importsOverHTTP() async throws {

@@ -44,6 +44,19 @@ struct FeedParserTests {
         #expect(feed.items[1].published.timeIntervalSince1970 == 1_792_570_530)
     }
 
+    /// RFC 822's two-digit years, read as RFC 2822 says.
+    @Test func twoDigitYears() throws {
+        let rss = """
+        <rss version="2.0"><channel><title>T</title>
+        <item><title>a</title><guid>1</guid><pubDate>Tue, 03 Nov 26 09:30:00 GMT</pubDate></item>
+        <item><title>b</title><guid>2</guid><pubDate>03 Nov 99 09:30:00 +0000</pubDate></item>
+        </channel></rss>
+        """
+        let items = try FeedParser.parse(Data(rss.utf8), source: "inline").items
+        #expect(items[0].published.timeIntervalSince1970 == 1_793_698_200)
+        #expect(items[1].published.timeIntervalSince1970 == 941_621_400)
+    }
+
     /// `dc:date` in W3C's day form.
     @Test func aDayAloneIsADate() throws {
         let rss = """
