@@ -16,8 +16,16 @@ public final class Broadcaster: Sendable {
     // Coherence's lock (a pthread mutex the Thread Sanitizer can see).
     private let subscribers = Locked(Subscribers())
 
-    /// A broadcaster with no subscriber.
-    public init() {}
+    /// How many events a page may fall behind before its stream is ended.
+    public let bufferLimit: Int
+
+    /// A broadcaster with no subscriber. A page that falls `bufferLimit`
+    /// events behind (stalled, or on a slow link) has its stream ended:
+    /// its EventSource reconnects and starts again from a snapshot, instead
+    /// of the server keeping every event for it.
+    public init(bufferLimit: Int = 1_000) {
+        self.bufferLimit = bufferLimit
+    }
 
     /// How many pages are subscribed.
     public var count: Int { subscribers.withLock { $0.continuations.count } }
@@ -25,7 +33,7 @@ public final class Broadcaster: Sendable {
     /// A new subscription whose first event is `first`; it ends when the
     /// stream's consumer stops (the page closed) or at ``finish()``.
     public func subscribe(first: String) -> AsyncStream<String> {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         continuation.yield(first)
         let id = subscribers.withLock { subscribers in
             subscribers.next += 1
@@ -40,7 +48,10 @@ public final class Broadcaster: Sendable {
 
     /// Sends `event` to every subscriber.
     public func send(_ event: String) {
-        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
+        for continuation in subscribers.withLock({ Array($0.continuations.values) }) {
+            // Behind by more than the limit: the page starts again.
+            if case .dropped = continuation.yield(event) { continuation.finish() }
+        }
     }
 
     /// Ends every subscription (the server is shutting down).
