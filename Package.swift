@@ -5,6 +5,15 @@ import PackageDescription
 /// their own settings).
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// `COHERENCE_INVARIANTS=1 swift test` (README's test command, and CI) builds
+/// Coherence with its internal consistency checks: every context checks its
+/// invariants after each processPendingChanges, save, merge, refresh,
+/// rollback and reset (`ManagedObjectContext+Invariants.swift`), as
+/// swift-collections does under `COLLECTIONS_INTERNAL_CHECKS`. Off for
+/// everyone else: the checks cost O(registered objects) each time.
+let invariantChecks: [SwiftSetting] = Context.environment["COHERENCE_INVARIANTS"].map { $0.isEmpty || $0 == "0" } == false
+    ? [.define("COHERENCE_INVARIANTS")] : []
+
 let package = Package(
     name: "Coherence",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -35,7 +44,7 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Sources/Coherence",
-            swiftSettings: strict
+            swiftSettings: strict + invariantChecks
         ),
         .target(
             name: "CoherencePostgres",

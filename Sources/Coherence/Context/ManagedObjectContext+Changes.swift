@@ -212,7 +212,10 @@ extension ManagedObjectContext {
         if finishingMergedDeletions, !mergedDeletions.isEmpty, !isProcessingPendingChanges { finishMergedDeletions() }
         let wasProcessing = isProcessingPendingChanges
         isProcessingPendingChanges = true
-        defer { isProcessingPendingChanges = wasProcessing }
+        defer {
+            isProcessingPendingChanges = wasProcessing
+            if !wasProcessing { checkInvariantsIfEnabled() }
+        }
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.
         var refreshed: [ManagedObjectID] = []

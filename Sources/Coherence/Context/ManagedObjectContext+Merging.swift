@@ -91,6 +91,7 @@ extension ManagedObjectContext {
     /// everything pending first.
     func mergeRemoteChanges(_ changes: ObjectIDChanges, budget: Duration? = nil) {
         _assertOnQueue()
+        defer { checkInvariantsIfEnabled() }
         coordinator.rowCache.commit(changed: changes.updated.union(changes.deleted), saved: [])
         let inProgress = !mergeBacklog.isEmpty
         mergeBacklog += changes.deleted.map { MergeWork(kind: .deleted, id: $0) }

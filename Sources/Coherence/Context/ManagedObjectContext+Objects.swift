@@ -138,7 +138,7 @@ extension ManagedObjectContext {
         object._id = objectID
         object._entity = entity
         object._contextRef = self
-        object._access = access.union(queueCheck)
+        object._access = access.union(registrationAccess)
         object._snapshot = snapshot
         register(object, as: objectID)
         return (object, entity)

@@ -24,6 +24,13 @@ extension ManagedObjectContext {
     /// cannot read right now (a read error) are left alone.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
+        defer { checkInvariantsIfEnabled() }
+        refreshRegistered(object, mergeChanges: mergeChanges)
+    }
+
+    /// ``refresh(_:mergeChanges:)`` without the invariant check (which
+    /// ``refreshAllObjects()`` makes once, after every object).
+    private func refreshRegistered(_ object: ManagedObject, mergeChanges: Bool) {
         guard object._contextRef === self, !object.isInserted, !object.isDeleted, object._entity != nil else { return }
         // A read error leaves the object as it is: only a row that is gone invalidates it.
         guard let latest = source.latestSnapshots(for: [object.objectID])[object.objectID] else { return }
@@ -99,8 +106,9 @@ extension ManagedObjectContext {
         _assertOnQueue()
         evictUnreferencedFaults()
         for object in registered.objects {
-            refresh(object, mergeChanges: true)
+            refreshRegistered(object, mergeChanges: true)
         }
+        checkInvariantsIfEnabled()
     }
 
     /// Discards every unsaved change: inserted objects leave the context
@@ -114,6 +122,7 @@ extension ManagedObjectContext {
     /// simply vanish.
     public func rollback() {
         _assertOnQueue()
+        defer { checkInvariantsIfEnabled() }
         // A merge's deletions are not undone: their rows are gone.
         if !mergedDeletions.isEmpty { finishMergedDeletions() }
         // An inserted object whose insertion was announced is now gone; one
@@ -123,7 +132,11 @@ extension ManagedObjectContext {
             tracker.pendingDeleted.insert(object)
         }
         for object in discarded {
+            // Announced under `deleted` below, and invalidated after: no
+            // longer inserted, deleted or changed while observers look.
             object._removeAllPending()
+            object._removeAllChanged()
+            object._lifecycle = []
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back

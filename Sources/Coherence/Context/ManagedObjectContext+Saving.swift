@@ -27,6 +27,7 @@ extension ManagedObjectContext {
     ///
     /// **Complexity:** O(changed objects × properties).
     public func save() throws {
+        defer { checkInvariantsIfEnabled() }
         try saveChanges()
     }
 

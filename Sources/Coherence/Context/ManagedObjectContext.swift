@@ -118,9 +118,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// A scratch context only evaluates fetches against committed values; it
     /// shares its creator's queue and posts nothing.
     let isScratch: Bool
-    /// `.queueChecked` while the concurrency check is on, for every object
-    /// the context registers (``ConcurrencyDebug``).
-    let queueCheck: AccessState = ConcurrencyDebug.isEnabled ? .queueChecked : []
+    /// The access flags every object the context registers starts with:
+    /// `.queueChecked` while the concurrency check is on (``ConcurrencyDebug``),
+    /// `.observable` while ``isObservationEnabled`` is on.
+    @exclusivity(unchecked) var registrationAccess: AccessState = ConcurrencyDebug.isEnabled ? .queueChecked : []
     let observers = ContextObservers()
     let objectObservers = ObjectObservers()
 
@@ -136,6 +137,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case .privateQueue:
             queue = DispatchQueue(label: "Coherence.ManagedObjectContext")
         }
+        if concurrencyType == .mainQueue { registrationAccess.insert(.observable) }
         registered.isPinned = { [objectObservers] in objectObservers.isObserving($0) }
     }
 
@@ -339,7 +341,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object._entity = entity
         object._contextRef = self
         object._lifecycle = [.inserted, .insertionUnannounced]
-        object._access.formUnion(queueCheck)
+        object._access.formUnion(registrationAccess)
         register(object, as: object.objectID)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)

@@ -48,11 +48,11 @@ public struct Attribute<Value> {
 
     /// Accessor used by Swift for properties of classes. Inlinable, so that
     /// in the entity's module, for an object that is loaded (no fault, no
-    /// prototype) in a release build, a read is: a check of the object's
-    /// state, a call asking whether Observation is tracking
-    /// (``ObservationScope``), and a load of the field at the offset the
-    /// storage key path holds (``StoredOffset``: an atomic load and two loads
-    /// from the key path). No exclusivity check and no memo.
+    /// prototype, context not taking part in Observation) in a release build,
+    /// a read is: a check of the object's state and a load of the field at
+    /// the offset the storage key path holds (``StoredOffset``: an atomic
+    /// load and two loads from the key path). No exclusivity check and no
+    /// memo.
     ///
     /// Observation is told about the storage key path, on reads and writes
     /// alike, so an optimized build that inlines this accessor does not make
@@ -66,8 +66,8 @@ public struct Attribute<Value> {
         get {
             if object._needsAccessCheck {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
+                object._observeRead(object, storageKeyPath)
             }
-            object._observeRead(object, storageKeyPath)
             let stored: Value?
             if let offset = StoredOffset.offset(of: storageKeyPath) {
                 stored = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)

@@ -98,8 +98,8 @@ public struct Derived<Value> {
     ) -> Value {
         if object._needsAccessCheck {
             object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
+            object._observeRead(object, wrappedKeyPath)
         }
-        object._observeRead(object, wrappedKeyPath)
         return object[keyPath: storageKeyPath].storage!
     }
 }

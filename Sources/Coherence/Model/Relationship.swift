@@ -88,8 +88,8 @@ public struct Relationship<Value: RelationshipValue> {
         get {
             if object._needsAccessCheck {
                 object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
+                object._observeRead(object, wrappedKeyPath)
             }
-            object._observeRead(object, wrappedKeyPath)
             let storage = object[keyPath: storageKeyPath].storage
             return Value._makeValue(object._resolve(storage) { fieldOffset(of: storageKeyPath, in: object) })
         }

@@ -5,8 +5,9 @@ import Observation
 // and the debug-time queue check. Used by `Attribute` and `Relationship`.
 extension ManagedObject {
     /// Whether a read must take the slow path: for faults, invalidated
-    /// objects and prototypes, and for every object while the concurrency
-    /// check is on (``ConcurrencyDebug``).
+    /// objects and prototypes, for objects of a context that takes part in
+    /// Observation, and for every object while the concurrency check is on
+    /// (``ConcurrencyDebug``).
     @usableFromInline
     final var _needsAccessCheck: Bool {
         _access.rawValue != 0
@@ -245,23 +246,20 @@ extension ManagedObject {
     @usableFromInline
     final var _anyChange: Int { 0 }
 
-    /// Registers a read of the property `keyPath` with Observation. Inlinable,
-    /// so that the registrar's generic `access` is specialized for the entity.
-    /// An object gets its registrar on its first read inside
-    /// `withObservationTracking` (or on any read where Coherence cannot tell,
-    /// see ``ObservationScope``); until then its writes notify nobody, as no
-    /// observer can have registered.
+    /// Registers a read of the property `keyPath` with Observation, when
+    /// the object's context takes part in it
+    /// (``ManagedObjectContext/isObservationEnabled``). Called by the
+    /// accessors on their slow path only (`.observable` is one of the flags
+    /// ``_needsAccessCheck`` tests), so that reads of objects nobody can
+    /// observe pay one test. Inlinable, so that the registrar's generic
+    /// `access` is specialized for the entity.
     @inlinable @inline(__always)
     final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
-        // Outside withObservationTracking, `access` records nothing: skip it,
-        // and the registrar an object would need for it.
-        if _access.contains(.prototype) || !ObservationScope.mayBeTracking { return }
-        _registerRead(object, keyPath)
+        if _access.contains(.observable) { _registerRead(object, keyPath) }
     }
 
-    /// Tells the object's registrar (made now if it has none) about a read
-    /// inside `withObservationTracking`: out of line, so that the reads
-    /// nobody observes stay small.
+    /// Tells the object's registrar (made now if it has none) about a read:
+    /// out of line, so that the accessors stay small.
     @inlinable @inline(never)
     final func _registerRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
         let box = _observation ?? _makeObservation()

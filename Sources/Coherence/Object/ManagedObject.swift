@@ -25,10 +25,11 @@ import Observation
 /// Equality is identity: one context holds at most one object per
 /// ``ManagedObjectID``.
 ///
-/// Objects are `Observable`: reading a property inside
-/// `withObservationTracking` (or a SwiftUI view) registers it, and any later
-/// change of the object — by your code, a merge, a refresh, a rollback or
-/// inverse upkeep — notifies the observer.
+/// Objects are `Observable`: in a context that takes part in Observation
+/// (a main-queue context, or one with ``ManagedObjectContext/isObservationEnabled``
+/// set), reading a property inside `withObservationTracking` (or a SwiftUI
+/// view) registers it, and any later change of the object — by your code, a
+/// merge, a refresh, a rollback or inverse upkeep — notifies the observer.
 open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     // The object's bookkeeping is touched only on its context's queue, by
     // Coherence, in calls that never overlap; `@exclusivity(unchecked)`
@@ -53,9 +54,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// What the object needs only sometimes, allocated on first need.
     @exclusivity(unchecked) @usableFromInline final var _extras: ObjectExtras?
 
-    /// Created on the first property read inside `withObservationTracking`
-    /// (on any read where Coherence cannot tell, see ``ObservationScope``):
-    /// objects nobody observes carry none.
+    /// Created on the first property read while the object's context takes
+    /// part in Observation (``ManagedObjectContext/isObservationEnabled``):
+    /// objects of other contexts carry none.
     @inlinable final var _observation: ObservationBox? { _extras?.observation }
 
     /// Creates an object that belongs to no context yet. Prefer

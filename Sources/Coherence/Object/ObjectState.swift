@@ -12,6 +12,10 @@ struct AccessState: OptionSet, Sendable {
     /// The concurrency check is on (``ConcurrencyDebug``): every access
     /// takes the checked path, release builds included.
     @inlinable static var queueChecked: AccessState { AccessState(rawValue: 1 << 3) }
+    /// The object's context takes part in Observation
+    /// (``ManagedObjectContext/isObservationEnabled``): reads register with
+    /// the object's registrar.
+    @inlinable static var observable: AccessState { AccessState(rawValue: 1 << 4) }
 }
 
 /// Where an object is in its context's unit of work.

@@ -1,6 +1,50 @@
 import Foundation
 
 extension ManagedObjectContext {
+    /// Whether the context's objects take part in Swift's Observation:
+    /// `withObservationTracking`, `Observations` and SwiftUI see their
+    /// changes. On by default for a `.mainQueue` context, where user
+    /// interfaces read objects; off by default for a `.privateQueue`
+    /// context, whose imports and background work then read and write
+    /// objects without Observation's costs. Turn it on for a private
+    /// context whose objects you observe:
+    ///
+    /// ```swift
+    /// let background = container.newBackgroundContext()
+    /// background.isObservationEnabled = true
+    /// ```
+    ///
+    /// While it is on, an object gets an `ObservationRegistrar` on its first
+    /// property read and tells it about every read; every change of the
+    /// object (by its setters, a merge, a refresh, a rollback or inverse
+    /// upkeep) then notifies the registrar's observers. While it is off,
+    /// reads register nothing; changes still notify the observers objects
+    /// already have. Core Data has no counterpart: its objects are not
+    /// `Observable`.
+    ///
+    /// Why a switch: Observation's public API cannot tell whether a thread is
+    /// inside `withObservationTracking`, so an object that might be observed
+    /// must have a registrar and tell it about every read (two allocations
+    /// per object, a call per read, two locked look-ups per write), whether
+    /// or not anything observes it.
+    ///
+    /// Use it on the context's queue. **Complexity:** O(registered objects)
+    /// to change; O(1) to read.
+    public var isObservationEnabled: Bool {
+        get {
+            _assertOnQueue()
+            return registrationAccess.contains(.observable)
+        }
+        set {
+            _assertOnQueue()
+            guard newValue != isObservationEnabled else { return }
+            if newValue { registrationAccess.insert(.observable) } else { registrationAccess.remove(.observable) }
+            for object in registered.objects {
+                if newValue { object._access.insert(.observable) } else { object._access.remove(.observable) }
+            }
+        }
+    }
+
     /// Calls `handler` on this context's queue whenever `object` is announced
     /// as updated, refreshed, deleted or invalidated — only when one of
     /// `keyPaths` changed, if given. Other objects' changes cost this

@@ -3,7 +3,8 @@ import Foundation
 import Observation
 import Testing
 
-/// Managed objects take part in Swift's Observation framework.
+/// Managed objects take part in Swift's Observation framework (in contexts
+/// with `isObservationEnabled` on: see `ObservationSwitchTests`).
 @Suite("Observation")
 struct ObservationTests {
     /// Counts how often `withObservationTracking`'s onChange fires for what
@@ -30,6 +31,7 @@ struct ObservationTests {
     @Test(arguments: StoreKind.allCases) func propertyWritesNotifyObserversOfThatProperty(store: StoreKind) throws {
         let context = try TestStack.context(store)
         try context.performAndWait {
+            context.isObservationEnabled = true
             let server = Server(context: context)
             let other = Server(context: context)
             try context.save()
@@ -50,6 +52,7 @@ struct ObservationTests {
         let context = try TestStack.context(store)
         let other = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         let server = try context.performAndWait {
+            context.isObservationEnabled = true
             let server = Server(context: context)
             server.name = "v1"
             try context.save()
