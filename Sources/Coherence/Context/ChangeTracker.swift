@@ -58,13 +58,13 @@ struct ChangeTracker {
     /// Lists `object` in ``changed`` unless it is listed. **Complexity:** O(1).
     mutating func noteChanged(_ object: ManagedObject) {
         guard !object._listed.contains(.changed) else { return }
-        object._listed.insert(.changed)
+        object._flags.listed(.changed, true)
         changed.append(object)
     }
 
     /// Empties ``changed``; the objects' records are left as they are.
     mutating func clearChanged() {
-        for object in changed { object._listed.remove(.changed) }
+        for object in changed { object._flags.listed(.changed, false) }
         changed = []
     }
 
@@ -90,7 +90,7 @@ struct ChangeTracker {
     mutating func compactChanged() {
         changed.removeAll { object in
             guard !object._hasChangedProperties else { return false }
-            object._listed.remove(.changed)
+            object._flags.listed(.changed, false)
             return true
         }
     }
@@ -98,8 +98,8 @@ struct ChangeTracker {
     /// Makes the objects' list membership agree with the lists again, after
     /// this tracker replaced `previous` (a save restoring its checkpoint).
     func relist(replacing previous: ChangeTracker) {
-        for object in previous.changed { object._listed.remove(.changed) }
-        for object in changed { object._listed.insert(.changed) }
+        for object in previous.changed { object._flags.listed(.changed, false) }
+        for object in changed { object._flags.listed(.changed, true) }
     }
 
     var hasPendingNotification: Bool {

@@ -136,7 +136,7 @@ extension ManagedObjectContext {
             tracker.deleted.insert(object)
             tracker.pendingDeleted.insert(object)
         }
-        object._lifecycle = .deleted
+        object._flags.deleted()
         tracker.deletionsToPropagate.append(object)
         derivationTouched(object)
     }
@@ -245,7 +245,7 @@ extension ManagedObjectContext {
     /// when object observers want them.
     private func takePendingChange() -> (ObjectsDidChangeMessage, [ObjectIdentifier: Set<Int>]) {
         let inserted = tracker.pendingInserted
-        for object in inserted { object._lifecycle.remove(.insertionUnannounced) }
+        for object in inserted { object._flags.insertionAnnounced() }
         let deleted = tracker.pendingDeleted
         let wantsProperties = !objectObservers.isEmpty
         var updated = Set<ManagedObject>(minimumCapacity: tracker.pendingWrites.count)
@@ -264,14 +264,14 @@ extension ManagedObjectContext {
                           inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
                           object._currentStoreValue(at: index, entity: entity) != writes[position].before else { return }
                     if !object._listed.contains(.announcedUpdated) {
-                        object._listed.insert(.announcedUpdated)
+                        object._flags.listed(.announcedUpdated, true)
                         updated.insert(object)
                     }
                     if wantsProperties { changedProperties[ObjectIdentifier(object), default: []].insert(index) }
                 }
             }
         }
-        for object in updated { object._listed.remove(.announcedUpdated) }
+        for object in updated { object._flags.listed(.announcedUpdated, false) }
         let change = ObjectsDidChangeMessage(
             context: self, inserted: inserted, updated: updated, deleted: deleted,
             refreshed: tracker.pendingRefreshed, invalidated: tracker.pendingInvalidated,

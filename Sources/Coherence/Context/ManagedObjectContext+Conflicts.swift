@@ -208,8 +208,8 @@ struct SaveCheckpoint {
         where !captured.contains(ObjectIdentifier(object)) && object._contextRef === context && !object.isFault {
             context.derivationForget(object)
             object._clearTracking()
-            object._lifecycle = []
-            object._access.insert(.fault)
+            object._flags.settled()
+            object._flags.turnedIntoFault()
         }
         for state in objects {
             guard let entity = state.object._entity else { continue }
@@ -225,7 +225,7 @@ struct SaveCheckpoint {
                     RelationshipStorage(storeValue: state.values[relationship.index] ?? .null, isToMany: relationship.isToMany), of: state.object)
             }
             state.object._snapshot = state.snapshot
-            state.object._lifecycle = state.lifecycle
+            state.object._flags.restored(lifecycle: state.lifecycle)
             state.object._restoreTracking(state.tracking)
         }
     }

@@ -138,7 +138,7 @@ extension ManagedObjectContext {
                 // ran where it was deleted.
                 tracker.inserted.remove(object)
                 object._clearTracking()
-                object._lifecycle = .deleted
+                object._flags.deleted()
                 tracker.deleted.insert(object)
                 tracker.pendingDeleted.insert(object)
                 gone.append(object)

@@ -112,7 +112,7 @@ extension ManagedObjectContext {
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
     func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
-        let (object, _) = registerNew(objectID, snapshot: snapshot, entity: known, access: .fault)
+        let (object, _) = registerNew(objectID, snapshot: snapshot, entity: known, fault: true)
         return object
     }
 
@@ -121,7 +121,7 @@ extension ManagedObjectContext {
     /// ``registerFault(_:snapshot:entity:)`` then ``_fulfillFault(_:)`` do,
     /// in one pass over the new object.
     func registerLoaded(_ snapshot: Snapshot, entity known: EntityDescription?) -> ManagedObject {
-        let (object, entity) = registerNew(snapshot.objectID, snapshot: snapshot, entity: known, access: [])
+        let (object, entity) = registerNew(snapshot.objectID, snapshot: snapshot, entity: known, fault: false)
         object._apply(values: snapshot.values, entity: entity)
         derivationLoaded(object)
         object.awakeFromFetch()
@@ -131,14 +131,14 @@ extension ManagedObjectContext {
     /// A new object of `objectID`'s class in this context, registered, and
     /// its entity.
     private func registerNew(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription?,
-                             access: AccessState) -> (ManagedObject, EntityDescription) {
+                             fault: Bool) -> (ManagedObject, EntityDescription) {
         // A fetch of a parent entity names it; the ID names the concrete one.
         let entity = known.flatMap { $0.managedObjectClass == objectID.objectClass ? $0 : nil } ?? entity(for: objectID.objectClass)
         let object = objectID.objectClass.init()
         object._id = objectID
         object._entity = entity
         object._contextRef = self
-        object._access = access.union(registrationAccess)
+        object._flags.registered(fault: fault, contextFlags: registrationAccess)
         object._snapshot = snapshot
         register(object, as: objectID)
         return (object, entity)
@@ -185,7 +185,7 @@ extension ManagedObjectContext {
         guard let snapshot = object._snapshot else { return }
         // A fault of a batched fetch that got its row another way.
         if !faultBatches.isEmpty { faultBatches.forget(object) }
-        object._access.remove(.fault)
+        object._flags.fired()
         object._apply(values: snapshot.values, entity: entity)
         derivationLoaded(object)
         object.awakeFromFetch()
@@ -220,8 +220,7 @@ extension ManagedObjectContext {
         if notify { object.willTurnIntoFault() }
         if let entity = object._entity { object._clearTransientValues(entity: entity) }
         object._contextRef = nil
-        object._access.insert(.invalidated)
-        object._lifecycle = []
+        object._flags.invalidated()
         object._clearTracking()
         if notify { object.didTurnIntoFault() }
     }

@@ -92,7 +92,7 @@ extension ManagedObjectContext {
             // merge keep them.
             object._snapshot = keepingTransientValues && entity.hasTransientAttributes
                 ? latest!.keepingTransientValues(of: object, entity: entity) : latest
-            object._access.insert(.fault)
+            object._flags.turnedIntoFault()
             object.didTurnIntoFault()
         }
         tracker.pendingRefreshed.insert(object)
@@ -136,11 +136,11 @@ extension ManagedObjectContext {
             // longer inserted, deleted or changed while observers look.
             object._removeAllPending()
             object._removeAllChanged()
-            object._lifecycle = []
+            object._flags.settled()
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back
-            object._lifecycle = []
+            object._flags.settled()
             if tracker.pendingDeleted.remove(object) == nil {
                 tracker.pendingInserted.insert(object)
             }

@@ -137,7 +137,7 @@ extension ManagedObjectContext {
             if let entity = object._entity, entity.hasTransientAttributes {
                 object._snapshot = object._snapshot?.keepingTransientValues(of: object, entity: entity)
             }
-            object._lifecycle = []
+            object._flags.settled()
         }
         if let insertedSnapshots {
             // The store's snapshots in the objects' order: no lookups.

@@ -160,7 +160,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let released = registered.count
         for object in registered.objects {
             object._contextRef = nil
-            object._access.insert(.invalidated)
+            object._flags.contextDeinitialized()
         }
         registered.removeAll()
         // The derivations let go of the objects they hold first, so that the
@@ -340,8 +340,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func register(inserted object: ManagedObject, entity: EntityDescription) {
         object._entity = entity
         object._contextRef = self
-        object._lifecycle = [.inserted, .insertionUnannounced]
-        object._access.formUnion(registrationAccess)
+        object._flags.inserted(contextFlags: registrationAccess)
         register(object, as: object.objectID)
         tracker.inserted.insert(object)
         tracker.pendingInserted.insert(object)

@@ -140,7 +140,7 @@ extension ManagedObject {
     // MARK: Prototypes
 
     final func _becomePrototype() {
-        _access.insert(.prototype)
+        _flags.becamePrototype()
         _extras = ObjectExtras()
     }
 

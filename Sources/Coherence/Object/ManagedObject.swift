@@ -34,14 +34,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     // The object's bookkeeping is touched only on its context's queue, by
     // Coherence, in calls that never overlap; `@exclusivity(unchecked)`
     // spares every property access a run-time exclusivity check.
-    // Declared in this order so that the three one-byte fields fill the
+    // Declared in this order so that the three bytes of flags fill the
     // padding after the 20-byte optional ID: every object is 16 bytes
-    // smaller than with them spread out.
+    // smaller than with them apart.
     @exclusivity(unchecked) final var _id: ManagedObjectID?
-    @exclusivity(unchecked) @usableFromInline final var _access: AccessState = []
-    @exclusivity(unchecked) final var _lifecycle: LifecycleState = []
-    /// The context's change lists the object is in.
-    @exclusivity(unchecked) final var _listed: TrackerLists = []
+    /// The object's state flags; changed only by ``ObjectFlags``'s
+    /// transitions (read them through `_access`, `_lifecycle`, `_listed`).
+    @exclusivity(unchecked) @usableFromInline final var _flags = ObjectFlags()
     /// The owning context. Cleared by the context when it unregisters the
     /// object or is deinitialized, so it never dangles.
     @exclusivity(unchecked) final unowned(unsafe) var _contextRef: ManagedObjectContext?

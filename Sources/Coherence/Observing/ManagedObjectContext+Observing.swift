@@ -40,7 +40,7 @@ extension ManagedObjectContext {
             guard newValue != isObservationEnabled else { return }
             if newValue { registrationAccess.insert(.observable) } else { registrationAccess.remove(.observable) }
             for object in registered.objects {
-                if newValue { object._access.insert(.observable) } else { object._access.remove(.observable) }
+                object._flags.contextFlag(.observable, isOn: newValue)
             }
         }
     }
