@@ -250,15 +250,25 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     }
 }
 
-/// Whether `type` is `ancestor` or a subclass of it.
+/// Whether `type` is `ancestor` or a subclass of it: Swift's own dynamic
+/// cast, `type is Ancestor.Type`, with `ancestor` opened as a generic
+/// parameter (an existential of a class-and-protocol composition opens to
+/// the dynamic class it holds, where a class metatype does not). Classes
+/// outside ``ManagedObject``'s hierarchy are related only to themselves.
+/// **Complexity:** O(depth of `type`'s class hierarchy), one dynamic cast.
 func isSameOrSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
-    var current: AnyClass? = type
-    while let candidate = current {
-        if candidate == ancestor { return true }
-        current = _getSuperclass(candidate)
-    }
-    return false
+    if type == ancestor { return true }
+    guard let opened = ancestor as? any (ManagedObject & EntityClass).Type else { return false }
+    func isSubclass<Ancestor: ManagedObject & EntityClass>(of _: Ancestor.Type) -> Bool { type is Ancestor.Type }
+    return isSubclass(of: opened)
 }
+
+/// Every ``ManagedObject`` class: a protocol to compose with it, so that a
+/// metatype held as `any (ManagedObject & EntityClass).Type` opens to its
+/// dynamic class in generic code (``isSameOrSubclass(_:of:)``).
+protocol EntityClass: AnyObject {}
+
+extension ManagedObject: EntityClass {}
 
 /// The stored fields of a class and its superclasses, with their byte offsets.
 struct ReflectedField {

@@ -51,11 +51,13 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         // Sub-entities: the nearest superclass is the parent, and must be listed.
         var parents: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
-            guard let superclass = _getSuperclass(declaration.type), superclass != ManagedObject.self else { continue }
-            guard let parent = byClass[ObjectIdentifier(superclass)] else {
+            let superclass: AnyClass? = declaration.superclass
+            if let superclass, superclass != ManagedObject.self, byClass[ObjectIdentifier(superclass)] == nil {
                 throw .superentityNotInModel(entity: declaration.name, superentity: String(describing: superclass))
             }
-            parents[ObjectIdentifier(declaration.type)] = parent
+            if let parent = Self.nearestListedAncestor(of: declaration, among: declarations) {
+                parents[ObjectIdentifier(declaration.type)] = parent
+            }
         }
         func depth(_ declaration: EntityDeclaration) -> Int {
             parents[ObjectIdentifier(declaration.type)].map { depth($0) + 1 } ?? 0
@@ -108,6 +110,17 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     /// Entities of one hierarchy share their root's table: a property name
     /// declared by two of them (siblings) must mean the same kind of column.
+    /// The listed class nearest above `declaration`'s class, if any: the
+    /// listed ancestor that is a subclass of every other listed ancestor.
+    /// **Complexity:** O(entities²) dynamic casts, at model building.
+    private static func nearestListedAncestor(of declaration: EntityDeclaration,
+                                              among declarations: [EntityDeclaration]) -> EntityDeclaration? {
+        let ancestors = declarations.filter {
+            $0.type != declaration.type && isSameOrSubclass(declaration.type, of: $0.type)
+        }
+        return ancestors.first { candidate in ancestors.allSatisfy { isSameOrSubclass(candidate.type, of: $0.type) } }
+    }
+
     private static func checkSharedColumns(_ root: EntityDescription) throws(ModelError) {
         var kinds: [String: (entity: String, kind: String)] = [:]
         var ownToOne: [String: String] = [:]
@@ -198,6 +211,14 @@ private struct EntityDeclaration {
         self.relationships = relationships
         self.derived = derived
         offsets = attributeOffsets + relationships.map(\.offset)
+    }
+
+    /// The class this entity's class inherits from, read from a mirror of
+    /// its prototype: Swift has no public API for a class's superclass.
+    /// `nil` when the class customizes its mirror (`CustomReflectable`); the
+    /// parent entity is then the nearest listed ancestor, unchecked.
+    var superclass: AnyClass? {
+        Mirror(reflecting: prototype).superclassMirror?.subjectType as? AnyClass
     }
 
     /// The options of each attribute declared with some, by field offset

@@ -78,6 +78,32 @@ struct SubentityTests {
         }
     }
 
+    /// Class relations come from Swift's own dynamic casts (no runtime
+    /// internals): a class is related to itself and its ancestors only, and
+    /// classes outside ManagedObject's hierarchy to themselves only.
+    @Test func subclassChecksFollowTheClassHierarchy() {
+        #expect(isSameOrSubclass(SportCar.self, of: SportCar.self))
+        #expect(isSameOrSubclass(SportCar.self, of: Car.self))
+        #expect(isSameOrSubclass(SportCar.self, of: RoadVehicle.self))
+        #expect(isSameOrSubclass(SportCar.self, of: ManagedObject.self))
+        #expect(!isSameOrSubclass(Car.self, of: SportCar.self))
+        #expect(!isSameOrSubclass(Truck.self, of: Car.self))
+        #expect(!isSameOrSubclass(SportCar.self, of: Truck.self))
+        #expect(!isSameOrSubclass(NSObject.self, of: Car.self))
+        #expect(!isSameOrSubclass(Car.self, of: NSObject.self))
+        #expect(isSameOrSubclass(NSObject.self, of: NSObject.self))
+    }
+
+    /// Each entity's parent is its nearest listed ancestor, whatever order
+    /// the classes are listed in.
+    @Test func parentsAreTheNearestListedAncestorsInAnyOrder() throws {
+        let model = try ManagedObjectModel(entities: [SportCar.self, Truck.self, Car.self, RoadVehicle.self, Depot.self, Driver.self, Sponsor.self])
+        #expect(model.entitiesByName["SportCar"]?.superentity?.name == "Car")
+        #expect(model.entitiesByName["Car"]?.superentity?.name == "RoadVehicle")
+        #expect(model.entitiesByName["Truck"]?.superentity?.name == "RoadVehicle")
+        #expect(model.entitiesByName["RoadVehicle"]?.superentity == nil)
+    }
+
     /// Siblings share their root's table: the same property name with
     /// different types in two of them is refused, naming both.
     @Test func siblingsCannotDeclareOneNameWithTwoTypes() throws {
