@@ -212,9 +212,10 @@ extension ManagedObjectContext {
         if finishingMergedDeletions, !mergedDeletions.isEmpty, !isProcessingPendingChanges { finishMergedDeletions() }
         let wasProcessing = isProcessingPendingChanges
         isProcessingPendingChanges = true
+        enterCheckedOperation()
         defer {
             isProcessingPendingChanges = wasProcessing
-            if !wasProcessing { checkInvariantsIfEnabled() }
+            leaveCheckedOperation()
         }
         // Observers may change objects again; each round announces those
         // changes. The bound stops observers that keep changing each other.

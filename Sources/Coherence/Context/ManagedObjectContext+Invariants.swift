@@ -7,7 +7,9 @@
 /// test command and CI do), the context checks them at the end of every
 /// `processPendingChanges()`, save, merge, refresh, rollback and reset, as
 /// swift-collections checks its own under `COLLECTIONS_INTERNAL_CHECKS`.
-/// Without it, those calls compile to nothing.
+/// Without it, those calls compile to nothing. Operations nest (user code
+/// called back in the middle of one may start another); only the outermost
+/// checks, when it ends.
 ///
 /// The rules, for a context that is not a scratch context:
 /// 1. Every registered object names this context, is registered under its
@@ -27,12 +29,25 @@
 ///
 /// **Complexity:** O(registered objects + tracked objects).
 extension ManagedObjectContext {
-    /// Checks rules 1 to 6 above when built with `COHERENCE_INVARIANTS`;
-    /// nothing otherwise.
+    /// Starts an operation that checks the invariants when it ends (built
+    /// with `COHERENCE_INVARIANTS`; nothing otherwise). Operations nest: a
+    /// fetch in a `didSave()` override, a processPendingChanges inside a
+    /// save or a rollback, user code called back in the middle of one; only
+    /// the outermost checks, once the context is whole again.
     @inline(__always)
-    func checkInvariantsIfEnabled() {
+    func enterCheckedOperation() {
         #if COHERENCE_INVARIANTS
-        _checkInvariants()
+        checkedOperationDepth += 1
+        #endif
+    }
+
+    /// Ends the operation ``enterCheckedOperation()`` started; the outermost
+    /// checks rules 1 to 6 above.
+    @inline(__always)
+    func leaveCheckedOperation() {
+        #if COHERENCE_INVARIANTS
+        checkedOperationDepth -= 1
+        if checkedOperationDepth == 0 { _checkInvariants() }
         #endif
     }
 

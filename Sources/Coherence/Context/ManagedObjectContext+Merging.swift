@@ -91,7 +91,8 @@ extension ManagedObjectContext {
     /// everything pending first.
     func mergeRemoteChanges(_ changes: ObjectIDChanges, budget: Duration? = nil) {
         _assertOnQueue()
-        defer { checkInvariantsIfEnabled() }
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         coordinator.rowCache.commit(changed: changes.updated.union(changes.deleted), saved: [])
         let inProgress = !mergeBacklog.isEmpty
         mergeBacklog += changes.deleted.map { MergeWork(kind: .deleted, id: $0) }

@@ -24,7 +24,8 @@ extension ManagedObjectContext {
     /// cannot read right now (a read error) are left alone.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         _assertOnQueue()
-        defer { checkInvariantsIfEnabled() }
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         refreshRegistered(object, mergeChanges: mergeChanges)
     }
 
@@ -105,10 +106,11 @@ extension ManagedObjectContext {
     public func refreshAllObjects() {
         _assertOnQueue()
         evictUnreferencedFaults()
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         for object in registered.objects {
             refreshRegistered(object, mergeChanges: true)
         }
-        checkInvariantsIfEnabled()
     }
 
     /// Discards every unsaved change: inserted objects leave the context
@@ -122,7 +124,8 @@ extension ManagedObjectContext {
     /// simply vanish.
     public func rollback() {
         _assertOnQueue()
-        defer { checkInvariantsIfEnabled() }
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         // A merge's deletions are not undone: their rows are gone.
         if !mergedDeletions.isEmpty { finishMergedDeletions() }
         // An inserted object whose insertion was announced is now gone; one
@@ -132,11 +135,7 @@ extension ManagedObjectContext {
             tracker.pendingDeleted.insert(object)
         }
         for object in discarded {
-            // Announced under `deleted` below, and invalidated after: no
-            // longer inserted, deleted or changed while observers look.
             object._removeAllPending()
-            object._removeAllChanged()
-            object._flags.settled()
         }
         for object in tracker.deleted {
             derivationTouched(object) // its contribution is back
@@ -179,6 +178,8 @@ extension ManagedObjectContext {
     /// didChangeObjects notification lists them all under `invalidatedAll`.
     public func reset() {
         _assertOnQueue()
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         // Counted before the faults nothing else holds are evicted, so that
         // their snapshots are swept too.
         let released = registered.count

@@ -27,7 +27,8 @@ extension ManagedObjectContext {
     ///
     /// **Complexity:** O(changed objects × properties).
     public func save() throws {
-        defer { checkInvariantsIfEnabled() }
+        enterCheckedOperation()
+        defer { leaveCheckedOperation() }
         try saveChanges()
     }
 

@@ -122,6 +122,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// `.queueChecked` while the concurrency check is on (``ConcurrencyDebug``),
     /// `.observable` while ``isObservationEnabled`` is on.
     @exclusivity(unchecked) var registrationAccess: AccessState = ConcurrencyDebug.isEnabled ? .queueChecked : []
+    /// How many operations that check the invariants when they end are
+    /// running, one inside another (``enterCheckedOperation()``).
+    var checkedOperationDepth = 0
     let observers = ContextObservers()
     let objectObservers = ObjectObservers()
 

@@ -29,11 +29,11 @@ struct ObjectFlags {
         lifecycle = []
     }
 
-    /// Inserted into a context, not announced yet; keeps the flags of an
-    /// earlier life (a model-building prototype's are never inserted).
+    /// Inserted into a context, not announced yet (`insert(_:)` takes only
+    /// objects that never belonged to a context).
     mutating func inserted(contextFlags: AccessState) {
         lifecycle = [.inserted, .insertionUnannounced]
-        access.formUnion(contextFlags)
+        access = contextFlags
     }
 
     /// A didChangeObjects announced the insertion: writes are tracked from now.

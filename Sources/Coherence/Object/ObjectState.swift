@@ -181,8 +181,8 @@ struct InlineChangeMasks {
 }
 
 /// What an object needs only sometimes, allocated on first need and kept
-/// while the object lives: its Observation registrar (once read inside
-/// `withObservationTracking`), the change masks of its properties from the
+/// while the object lives: its Observation registrar (made on its first read
+/// while its context takes part in Observation), the change masks of its properties from the
 /// 33rd on, relationships assigned objects of another context, and a
 /// prototype's last read. Touched only on the context's queue, by calls that
 /// never overlap: its fields skip run-time exclusivity checks.

@@ -6,12 +6,12 @@ extension ManagedObjectContext {
     /// changes. On by default for a `.mainQueue` context, where user
     /// interfaces read objects; off by default for a `.privateQueue`
     /// context, whose imports and background work then read and write
-    /// objects without Observation's costs. Turn it on for a private
-    /// context whose objects you observe:
+    /// objects without Observation's costs. Turn it on, on the context's
+    /// queue, for a private context whose objects you observe:
     ///
     /// ```swift
     /// let background = container.newBackgroundContext()
-    /// background.isObservationEnabled = true
+    /// background.performAndWait { background.isObservationEnabled = true }
     /// ```
     ///
     /// While it is on, an object gets an `ObservationRegistrar` on its first
@@ -28,8 +28,11 @@ extension ManagedObjectContext {
     /// per object, a call per read, two locked look-ups per write), whether
     /// or not anything observes it.
     ///
-    /// Use it on the context's queue. **Complexity:** O(registered objects)
-    /// to change; O(1) to read.
+    /// Use it on the context's queue, as every other use of the context
+    /// (the concurrency check stops the program otherwise). On a main-queue
+    /// context that nothing observes (a server rendering pages from its view
+    /// context), turning it off spares every object read those costs.
+    /// **Complexity:** O(registered objects) to change; O(1) to read.
     public var isObservationEnabled: Bool {
         get {
             _assertOnQueue()

@@ -64,3 +64,38 @@ struct InvariantTests {
         #expect(message.contains("has written properties but is not in the changed list"))
     }
 }
+
+/// An entity whose `didSave()` fetches: user code that starts one context
+/// operation in the middle of another.
+final class FetchingOnSave: ManagedObject {
+    @Attribute var name = ""
+    /// What each `didSave()` counted (not a modeled property).
+    var countedDuringSave: [Int] = []
+
+    override func didSave() {
+        guard let context = managedObjectContext else { return }
+        countedDuringSave.append((try? context.count(for: FetchRequest<FetchingOnSave>())) ?? -1)
+    }
+}
+
+extension InvariantTests {
+    /// A fetch inside `didSave()` runs in the middle of the save, while the
+    /// saved deletions are leaving the context: the invariants are checked
+    /// when the outermost operation ends, not there.
+    @Test(arguments: StoreKind.allCases) func aFetchInsideDidSaveDoesNotStopTheCheck(store: StoreKind) throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [FetchingOnSave.self]))
+        try coordinator.addPersistentStore(store.makeDescription())
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let kept = FetchingOnSave(context: context)
+            let doomed = FetchingOnSave(context: context)
+            try context.save()
+            kept.name = "changed"
+            context.delete(doomed)
+            try context.save()
+            #expect(kept.countedDuringSave == [2, 1], "didSave ran after each save, fetching")
+            #expect(doomed.countedDuringSave == [2, 1], "a deleted object's didSave fetches while the deletion is leaving the context")
+            context._checkInvariants()
+        }
+    }
+}

@@ -113,6 +113,7 @@ struct PrimitiveAccessTests {
             stamped.setPrimitiveValue("in memory", forKey: "title")
             #expect(!stamped.isFault, "a fault is filled before the primitive write, keeping its other values")
             #expect(stamped.modifiedAt == Date(timeIntervalSince1970: 1_000))
+            context.isObservationEnabled = true
             let tracker = ObservationTests.Tracker { _ = stamped.title }
             stamped.setPrimitiveValue("primitive", forKey: "title")
             #expect(stamped.title == "primitive")
@@ -128,6 +129,9 @@ struct PrimitiveAccessTests {
 
             try context.save()
             #expect(log.saves.last?.updated.isEmpty == true, "an object changed only by primitive writes is not saved")
+            stamped.title = "through the setter"
+            #expect(tracker.changes == 1, "the same observer hears an ordinary write")
+            context.rollback()
         }
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator)
         try reader.performAndWait {
