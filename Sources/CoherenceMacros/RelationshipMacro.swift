@@ -1,0 +1,22 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Relationship`: as ``AttributeMacro``; the type must be written
+/// (`Server?`, `Set<FeedItem>`).
+public struct RelationshipMacro: AccessorMacro, PeerMacro {
+    public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
+                                 in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
+        let property = try PropertySyntax(declaration, attribute: node, macro: "Relationship", in: context)
+        return Accessors.readWrite(property)
+    }
+
+    public static func expansion(of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
+                                 in context: some MacroExpansionContext) throws -> [DeclSyntax] {
+        let property = try PropertySyntax(declaration, attribute: node, macro: "Relationship", in: context)
+        guard let type = property.type else {
+            throw MacroError.at(declaration, "@Relationship var \(property.name) needs its type written: `Server?` or `Set<FeedItem>`")
+        }
+        let call = "Coherence.RelationshipDeclaration<\(type)>(\(property.argumentList(adding: [("name", "\"\(property.name)\"")])))"
+        return Peers.make(property, declarationProtocol: "RelationshipDeclaring", declaration: call)
+    }
+}

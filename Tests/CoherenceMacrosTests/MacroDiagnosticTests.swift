@@ -1,0 +1,29 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// Declarations the macros cannot expand are errors at the offending
+/// syntax, naming the property and what to write instead.
+@Suite("Macro diagnostics")
+struct MacroDiagnosticTests {
+    @Test(arguments: [
+        ("final class A: ManagedObject {\n    @Attribute let name = \"\"\n}", "needs `var`", 2, 16),
+        ("final class A: ManagedObject {\n    @Attribute static var name = \"\"\n}", "name is static", 2, 16),
+        ("final class A: ManagedObject {\n    @Attribute var first = 0, second = 1\n}", "accessor macro can only be applied to a single variable", 2, 5),
+        ("final class A: ManagedObject {\n    @Attribute var name: String { \"\" }\n}", "name has accessors", 2, 20),
+        ("struct A {\n    @Attribute var name = \"\"\n}", "properties of a ManagedObject subclass", 2, 5),
+        ("final class A<T>: ManagedObject {\n    @Attribute var name = \"\"\n}", "A is generic", 2, 5),
+        ("final class A: ManagedObject {\n    @Attribute var name\n}", "needs a type or an initial value", 2, 5),
+        ("final class A: ManagedObject {\n    @Relationship var items = []\n}", "needs its type written", 2, 5),
+        ("final class A: ManagedObject {\n    @Derived(count: \\A.items) var count: Int = 0\n}", "has no initial value: Coherence computes it", 2, 5),
+    ])
+    func misuseIsAnError(source: String, message: String, line: Int, column: Int) {
+        var failures: [String] = []
+        assertMacroExpansion(source, expandedSource: "", macroSpecs: coherenceMacros, failureHandler: { failures.append($0.message) })
+        // Read from what was reported ("line:column: message" per
+        // diagnostic) rather than spelled out in full: the expansion (the
+        // declaration left as written) is not the point.
+        let diagnostics = failures.joined(separator: "\n").split(separator: "\n").filter { $0.contains(message) }
+        #expect(!diagnostics.isEmpty, "a diagnostic says \(message)")
+        #expect(diagnostics.allSatisfy { $0.hasPrefix("\(line):\(column): ") }, "at \(line):\(column): \(diagnostics)")
+    }
+}
