@@ -68,12 +68,6 @@ struct ChangeTracker {
         changed = []
     }
 
-    /// Calls `body` with each entry of the changed list, stale ones
-    /// included (for the invariant checks).
-    func forEachListedChanged(_ body: (ManagedObject) -> Void) {
-        changed.forEach(body)
-    }
-
     /// The objects with property writes since the last save.
     var changedObjects: [ManagedObject] {
         changed.filter(\._hasChangedProperties)

@@ -69,7 +69,7 @@ extension ManagedObjectContext {
             expect(id.map { registered[$0] === object } == true, object, "is not registered under its own ID")
             expect(object._entity != nil, object, "is registered without an entity")
             expect(!object._access.contains(.invalidated), object, "is registered but invalidated")
-            expect(object._access.isSuperset(of: flags) && object._access.intersection([.queueChecked, .observable]) == flags,
+            expect(object._access.intersection([.queueChecked, .observable]) == flags,
                    object, "does not carry the context's registration flags \(flags.rawValue): \(object._access.rawValue)")
             if object._access.contains(.fault) {
                 expect(!object._hasChangedProperties, object, "is a fault with written properties")
@@ -112,7 +112,7 @@ extension ManagedObjectContext {
     /// Rule 5.
     private func checkChangedList() {
         var listed = Set<ObjectIdentifier>()
-        tracker.forEachListedChanged { object in
+        for object in tracker.changed {
             expect(listed.insert(ObjectIdentifier(object)).inserted, object, "is in the changed list twice")
             expect(object._listed.contains(.changed), object, "is in the changed list without its flag")
         }
