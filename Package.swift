@@ -45,15 +45,15 @@ let package = Package(
         .target(
             name: "Coherence",
             dependencies: [
+                "CoherenceMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Sources/Coherence",
             swiftSettings: strict + invariantChecks
         ),
-        // The macros of the object layer v2 (issue 30): generated accessors
-        // and declarations as static data. Built and tested on their own;
-        // the Coherence target adopts them with its declaration types.
+        // The property macros (@Attribute, @Relationship, @Derived):
+        // generated accessors and declarations as static data.
         .macro(
             name: "CoherenceMacros",
             dependencies: [

@@ -18,7 +18,7 @@ extension ManagedObjectContext {
         }
         let (firstSinceNotification, firstSinceSave) = object._markWritten(index)
         if firstSinceNotification {
-            let before = object._withEntity { object._currentStoreValue(at: index, entity: $0) } ?? nil
+            let before = object._currentValue(at: index)
             tracker.pendingWrites.append(PendingWrite(object: object, index: index, before: before))
         }
         if firstSinceSave {
@@ -33,7 +33,7 @@ extension ManagedObjectContext {
     /// The destination IDs of `relationship` on `object`, loading a to-many
     /// fault first.
     func relatedIDs(of object: ManagedObject, _ relationship: RelationshipDescription) -> Set<ManagedObjectID> {
-        relationship.access.storage(of: object).loadedIDs ?? _loadToManyFault(of: object, relationship)
+        relationship.storage(of: object).loadedIDs ?? _loadToManyFault(of: object, relationship)
     }
 
     /// Loads one to-many fault with one store query; the object's snapshot
@@ -46,7 +46,7 @@ extension ManagedObjectContext {
         } catch {
             fatalError("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
         }
-        relationship.access.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
+        relationship.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
         if let snapshot = object._snapshot, case .toManyFault = snapshot.values[relationship.index] {
             object._snapshot = snapshot.replacingValues { $0[relationship.index] = .objectIDs(ids) }
         }
@@ -78,7 +78,7 @@ extension ManagedObjectContext {
         } else {
             object._extras?.foreignTargets[index] = nil
         }
-        relationship.access.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
+        relationship.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
         for removed in oldIDs.subtracting(newIDs) {
             removeInverse(of: relationship, from: self.object(with: removed), pointingTo: object.objectID)
         }
@@ -99,7 +99,7 @@ extension ManagedObjectContext {
         guard ids.contains(sourceID) else { return }
         _recordWrite(of: target, property: inverse.index)
         ids.remove(sourceID)
-        inverse.access.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+        inverse.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
     }
 
     /// Adds `source` to `target`'s side of `relationship`; for a to-one
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
             ids = []
         }
         ids.insert(source.objectID)
-        inverse.access.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+        inverse.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
     }
 
     // MARK: Deleting
@@ -261,9 +261,9 @@ extension ManagedObjectContext {
                 Unmanaged.passUnretained(writes[position].object)._withUnsafeGuaranteedRef { object in
                     guard object._isPending(index) else { return }
                     object._removePending(index)
-                    guard !object.isDeleted, object._contextRef === self, let entity = object._entity,
+                    guard !object.isDeleted, object._contextRef === self, object._entity != nil,
                           inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
-                          object._currentStoreValue(at: index, entity: entity) != writes[position].before else { return }
+                          object._currentValue(at: index) != writes[position].before else { return }
                     if !object._listed.contains(.announcedUpdated) {
                         object._flags.listed(.announcedUpdated, true)
                         updated.insert(object)

@@ -38,6 +38,7 @@ extension ManagedObjectContext {
         for insert in request.inserted where registered[insert.objectID] == nil {
             let object = insert.entity.managedObjectClass.init()
             object._id = insert.objectID
+            object._setInitialValues(entity: insert.entity)
             register(inserted: object, entity: insert.entity)
         }
         // What the child changed, and only that: its copies of the other
@@ -57,7 +58,7 @@ extension ManagedObjectContext {
                 if let changed = change.3, !changed.contains(change.1.propertyName(at: index)) { continue }
                 if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany { continue }
                 if index < change.1.attributes.count, change.1.attributes[index].isDerived { continue }
-                guard value != .toManyFault, value != object._currentStoreValue(at: index, entity: change.1) else { continue }
+                guard value != .toManyFault, value != object._currentValue(at: index) else { continue }
                 if change.1.relationship(at: index) != nil {
                     _setRelationship(of: object, index: index, to: value.referencedIDs.map { self.object(with: $0) })
                 } else {

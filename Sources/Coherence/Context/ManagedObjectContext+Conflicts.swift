@@ -41,7 +41,7 @@ extension ManagedObjectContext {
             // Transient attributes are the context's own: the store's
             // snapshot holds only their initial values.
             for index in 0..<entity.propertyCount where index >= entity.attributes.count || !entity.attributes[index].isTransient {
-                let mine = object._currentStoreValue(at: index, entity: entity)
+                let mine = object._currentValue(at: index)
                 let read = base?.values[index]
                 var theirs = current.values[index]
                 if theirs == .toManyFault, let relationship = entity.relationship(at: index) {
@@ -58,7 +58,7 @@ extension ManagedObjectContext {
                    case .objectIDs(let mineIDs)? = mine, case .objectIDs(let storeIDs) = theirs {
                     let merged = mergedMembers(mine: mineIDs, read: read, store: storeIDs)
                     if merged != mineIDs {
-                        relationship.access.setStorage(RelationshipStorage(ids: merged, isToMany: true), of: object)
+                        relationship.setStorage(RelationshipStorage(ids: merged, isToMany: true), of: object)
                     }
                     continue
                 }
@@ -105,10 +105,10 @@ extension ManagedObjectContext {
             if current.values[relationship.index] == .toManyFault {
                 now = (try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
             }
-            let known = relationship.access.storage(of: object).loadedIDs ?? []
+            let known = relationship.storage(of: object).loadedIDs ?? []
             let added = now.subtracting(known)
             guard !added.isEmpty else { continue }
-            relationship.access.setStorage(RelationshipStorage(ids: known.union(added), isToMany: relationship.isToMany), of: object)
+            relationship.setStorage(RelationshipStorage(ids: known.union(added), isToMany: relationship.isToMany), of: object)
         }
         object._snapshot = current
         tracker.deletionsToPropagate.append(object)
@@ -130,20 +130,20 @@ extension ManagedObjectContext {
     /// fed through the relationship are recounted.
     private func setCommittedValue(_ value: StoreValue, at index: Int, of object: ManagedObject, entity: EntityDescription) {
         if let relationship = entity.relationship(at: index) {
-            let old = relationship.access.storage(of: object).loadedIDs ?? []
+            let old = relationship.storage(of: object).loadedIDs ?? []
             let new = value.referencedIDs
-            relationship.access.setStorage(RelationshipStorage(ids: new, isToMany: relationship.isToMany), of: object)
+            relationship.setStorage(RelationshipStorage(ids: new, isToMany: relationship.isToMany), of: object)
             for (ids, adding) in [(old.subtracting(new), false), (new.subtracting(old), true)] {
                 for id in ids {
                     guard let target = registered[id], let inverse = target._entity?.inverse(of: relationship),
-                          var members = inverse.access.storage(of: target).loadedIDs else { continue }
+                          var members = inverse.storage(of: target).loadedIDs else { continue }
                     if adding {
                         if !inverse.isToMany { members = [] }
                         members.insert(object.objectID)
                     } else {
                         members.remove(object.objectID)
                     }
-                    inverse.access.setStorage(RelationshipStorage(ids: members, isToMany: inverse.isToMany), of: target)
+                    inverse.setStorage(RelationshipStorage(ids: members, isToMany: inverse.isToMany), of: target)
                     derivationStale(target)
                 }
             }
@@ -163,7 +163,7 @@ extension ManagedObjectContext {
             }
             return result
         }
-        let current = (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) ?? .null }
+        let current = (0..<entity.propertyCount).map { object._currentValue(at: $0) ?? .null }
         return MergeConflict(
             objectID: object.objectID, isDeletion: object.isDeleted, objectSnapshot: dictionary(current),
             cachedSnapshot: object._snapshot.map { dictionary($0.values) },
@@ -190,7 +190,7 @@ struct SaveCheckpoint {
         tracker = context.tracker
         objects = context.registered.objects.compactMap { object in
             guard !object.isFault, let entity = object._entity else { return nil }
-            return ObjectState(object: object, values: (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) },
+            return ObjectState(object: object, values: (0..<entity.propertyCount).map { object._currentValue(at: $0) },
                                snapshot: object._snapshot, lifecycle: object._lifecycle, tracking: object._trackingCheckpoint)
         }
     }
@@ -209,6 +209,7 @@ struct SaveCheckpoint {
             context.derivationForget(object)
             object._clearTracking()
             object._flags.settled()
+            object._clearCurrentValues()
             object._flags.turnedIntoFault()
         }
         for state in objects {
@@ -217,11 +218,11 @@ struct SaveCheckpoint {
                 if let value = state.values[attribute.index] {
                     try? attribute.setStoreValue(value, of: state.object)
                 } else {
-                    attribute.access.clearValue(of: state.object)
+                    attribute.clearValue(of: state.object)
                 }
             }
             for relationship in entity.relationships {
-                relationship.access.setStorage(
+                relationship.setStorage(
                     RelationshipStorage(storeValue: state.values[relationship.index] ?? .null, isToMany: relationship.isToMany), of: state.object)
             }
             state.object._snapshot = state.snapshot

@@ -74,8 +74,8 @@ extension ManagedObjectContext {
         if objectWins {
             // Attributes of a parent entity keep their index in sub-entities.
             for attribute in common.attributes where !attribute.isDerived {
-                guard let value = duplicate._currentStoreValue(at: attribute.index, entity: entity),
-                      survivor._currentStoreValue(at: attribute.index, entity: survivorEntity) != value else { continue }
+                guard let value = duplicate._currentValue(at: attribute.index),
+                      survivor._currentValue(at: attribute.index) != value else { continue }
                 survivor._prepareForWriteAt(index: attribute.index)
                 try? attribute.setStoreValue(value, of: survivor)
             }

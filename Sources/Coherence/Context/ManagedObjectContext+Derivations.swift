@@ -113,10 +113,10 @@ extension ManagedObjectContext {
     func contribution(of child: ManagedObject, to derivation: DerivationDescription) -> Contribution {
         guard !child.isDeleted, child._contextRef === self, let entity = child._entity,
               let relationship = derivation.inverse(in: entity),
-              let parent = relationship.access.storage(of: child).loadedIDs?.first else { return .none }
+              let parent = relationship.storage(of: child).loadedIDs?.first else { return .none }
         guard derivation.matches(child) else { return Contribution(parent: parent, value: nil) }
         let value: StoreValue = if let index = derivation.childAttributeIndex {
-            child._currentStoreValue(at: index, entity: entity) ?? .null
+            child._currentValue(at: index) ?? .null
         } else {
             .integer(1)
         }
@@ -144,8 +144,8 @@ extension ManagedObjectContext {
             guard faultIsInStore(parent) else { return }
             _fulfillFault(parent)
         }
-        guard let entity = parent._entity else { return }
-        let current = parent._currentStoreValue(at: derivation.propertyIndex, entity: entity) ?? .null
+        guard parent._entity != nil else { return }
+        let current = parent._currentValue(at: derivation.propertyIndex) ?? .null
         let updated: StoreValue
         switch derivation.kind {
         case .count, .sum:
@@ -253,7 +253,7 @@ extension ManagedObjectContext {
     private func updateCopies(from source: ManagedObject, _ derivation: DerivationDescription) {
         guard let entity = source._entity, let relationship = derivation.inverse(in: entity) else { return }
         let value: StoreValue = source.isDeleted ? .null
-            : derivation.childAttributeIndex.flatMap { source._currentStoreValue(at: $0, entity: entity) } ?? .null
+            : derivation.childAttributeIndex.flatMap { source._currentValue(at: $0) } ?? .null
         for id in relatedIDs(of: source, relationship) {
             let dependent = object(with: id)
             guard dependent._contextRef === self, !dependent.isDeleted, fulfillIfInStore(dependent) else { continue }
@@ -265,10 +265,10 @@ extension ManagedObjectContext {
     private func updateCopy(of object: ManagedObject, _ derivation: DerivationDescription) {
         guard let entity = object._entity, let relationship = derivation.relationship(in: entity) else { return }
         var value: StoreValue = .null
-        if let id = relationship.access.storage(of: object).loadedIDs?.first {
+        if let id = relationship.storage(of: object).loadedIDs?.first {
             let source = self.object(with: id)
-            if !source.isDeleted, fulfillIfInStore(source), let sourceEntity = source._entity, let index = derivation.childAttributeIndex {
-                value = source._currentStoreValue(at: index, entity: sourceEntity) ?? .null
+            if !source.isDeleted, fulfillIfInStore(source), source._entity != nil, let index = derivation.childAttributeIndex {
+                value = source._currentValue(at: index) ?? .null
             }
         }
         setDerived(value, on: object, derivation)
@@ -276,7 +276,7 @@ extension ManagedObjectContext {
 
     /// Sets a derived value with change tracking, when it differs.
     private func setDerived(_ value: StoreValue, on object: ManagedObject, _ derivation: DerivationDescription) {
-        guard let entity = object._entity, object._currentStoreValue(at: derivation.propertyIndex, entity: entity) != value else { return }
+        guard let entity = object._entity, object._currentValue(at: derivation.propertyIndex) != value else { return }
         _recordWrite(of: object, property: derivation.propertyIndex)
         try? entity.attributes[derivation.propertyIndex].setStoreValue(value, of: object)
     }

@@ -156,7 +156,7 @@ extension ManagedObjectContext {
     private func unfiredValue(of object: ManagedObject, _ relationship: RelationshipDescription) -> StoreValue? {
         let relationship = Self.relationship(relationship, of: object)
         return object.isFault ? object._snapshot?.values[relationship.index]
-            : relationship.access.storage(of: object).storeValue(isToMany: relationship.isToMany)
+            : relationship.storage(of: object).storeValue(isToMany: relationship.isToMany)
     }
 
     /// `relationship` (of a fetched entity) as the entity of `object` has it:

@@ -112,7 +112,7 @@ extension ManagedObjectContext {
 
     /// Registers a fault for `objectID`, optionally with its snapshot.
     func registerFault(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription? = nil) -> ManagedObject {
-        let (object, _) = registerNew(objectID, snapshot: snapshot, entity: known, fault: true)
+        let object = registerNew(objectID, snapshot: snapshot, entity: known, fault: true)
         return object
     }
 
@@ -121,17 +121,16 @@ extension ManagedObjectContext {
     /// ``registerFault(_:snapshot:entity:)`` then ``_fulfillFault(_:)`` do,
     /// in one pass over the new object.
     func registerLoaded(_ snapshot: Snapshot, entity known: EntityDescription?) -> ManagedObject {
-        let (object, entity) = registerNew(snapshot.objectID, snapshot: snapshot, entity: known, fault: false)
-        object._apply(values: snapshot.values, entity: entity)
+        let object = registerNew(snapshot.objectID, snapshot: snapshot, entity: known, fault: false)
+        object._loadValues(from: snapshot)
         derivationLoaded(object)
         object.awakeFromFetch()
         return object
     }
 
-    /// A new object of `objectID`'s class in this context, registered, and
-    /// its entity.
+    /// A new object of `objectID`'s class in this context, registered.
     private func registerNew(_ objectID: ManagedObjectID, snapshot: Snapshot?, entity known: EntityDescription?,
-                             fault: Bool) -> (ManagedObject, EntityDescription) {
+                             fault: Bool) -> ManagedObject {
         // A fetch of a parent entity names it; the ID names the concrete one.
         let entity = known.flatMap { $0.managedObjectClass == objectID.objectClass ? $0 : nil } ?? entity(for: objectID.objectClass)
         let object = objectID.objectClass.init()
@@ -141,7 +140,7 @@ extension ManagedObjectContext {
         object._flags.registered(fault: fault, contextFlags: registrationAccess)
         object._snapshot = snapshot
         register(object, as: objectID)
-        return (object, entity)
+        return object
     }
 
     /// Adds `object` to the identity map, evicting the faults nothing else
@@ -186,7 +185,7 @@ extension ManagedObjectContext {
         // A fault of a batched fetch that got its row another way.
         if !faultBatches.isEmpty { faultBatches.forget(object) }
         object._flags.fired()
-        object._apply(values: snapshot.values, entity: entity)
+        object._loadValues(from: snapshot)
         derivationLoaded(object)
         object.awakeFromFetch()
     }

@@ -60,14 +60,14 @@ extension ManagedObjectContext {
             return
         }
         let changed = object._changedProperties.filter {
-            object._currentStoreValue(at: $0, entity: entity) != object._committedStoreValue(at: $0)
+            object._currentValue(at: $0) != object._committedStoreValue(at: $0)
         }
         if mergeChanges, !changed.isEmpty {
             // Transient values are left alone, as Core Data leaves them.
             for index in 0..<entity.propertyCount where !changed.contains(index) {
                 if index < entity.attributes.count, entity.attributes[index].isTransient { continue }
                 if let relationship = entity.relationship(at: index) {
-                    relationship.access.setStorage(
+                    relationship.setStorage(
                         RelationshipStorage(storeValue: latest!.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
                     try? entity.attributes[index].setStoreValue(latest!.values[index], of: object)
@@ -93,6 +93,7 @@ extension ManagedObjectContext {
             // merge keep them.
             object._snapshot = keepingTransientValues && entity.hasTransientAttributes
                 ? latest!.keepingTransientValues(of: object, entity: entity) : latest
+            object._clearCurrentValues()
             object._flags.turnedIntoFault()
             object.didTurnIntoFault()
         }
@@ -149,7 +150,7 @@ extension ManagedObjectContext {
             for index in object._changedProperties {
                 _recordWrite(of: object, property: index)
                 if let relationship = entity.relationship(at: index) {
-                    relationship.access.setStorage(
+                    relationship.setStorage(
                         RelationshipStorage(storeValue: snapshot.values[index], isToMany: relationship.isToMany), of: object)
                 } else {
                     try? entity.attributes[index].setStoreValue(snapshot.values[index], of: object)

@@ -89,10 +89,10 @@ extension ManagedObjectContext {
                 request.deleted.reserveCapacity(deleted.count)
                 insertedInOrder = Array(inserted)
                 for object in insertedInOrder {
-                    request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object)))
+                    request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!)))
                 }
                 for object in updated {
-                    request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: try storeValues(of: object),
+                    request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!),
                                                  baseVersion: object._snapshot?.version ?? 0,
                                                  updatedProperties: recordsHistory || parent != nil
                                                      ? object._changedPropertyNames(includingTransient: parent != nil) : [],
@@ -239,7 +239,7 @@ extension ManagedObjectContext {
             guard let entity = object._entity, !entity.relationships.isEmpty else { continue }
             affected.insert(object)
             for relationship in entity.relationships {
-                for id in relationship.access.storage(of: object).loadedIDs ?? [] {
+                for id in relationship.storage(of: object).loadedIDs ?? [] {
                     if let related = registered[id] { affected.insert(related) }
                 }
             }
@@ -257,9 +257,9 @@ extension ManagedObjectContext {
         for object in affected where !object.isFault {
             guard let entity = object._entity else { continue }
             for relationship in entity.relationships {
-                guard let ids = relationship.access.storage(of: object).loadedIDs, ids.contains(where: { mapping[$0] != nil }) else { continue }
+                guard let ids = relationship.storage(of: object).loadedIDs, ids.contains(where: { mapping[$0] != nil }) else { continue }
                 let remapped = Set(ids.map { mapping[$0] ?? $0 })
-                relationship.access.setStorage(RelationshipStorage(ids: remapped, isToMany: relationship.isToMany), of: object)
+                relationship.setStorage(RelationshipStorage(ids: remapped, isToMany: relationship.isToMany), of: object)
             }
         }
     }
@@ -268,16 +268,6 @@ extension ManagedObjectContext {
     private func discardDeletedInsertions() {
         for object in tracker.discarded { invalidate(object, notify: true) }
         tracker.discarded = []
-    }
-
-    private func storeValues(of object: ManagedObject) throws -> [StoreValue] {
-        let entity = object._entity!
-        do {
-            return try object._storeValues(entity: entity)
-        } catch {
-            let name = entity.attributes.first { (try? $0.storeValue(of: object)) == nil && $0.defaultValue != nil }?.name ?? "?"
-            throw ValidationError.invalidValue(entity: entity.name, property: name, reason: "\(error)")
-        }
     }
 
     /// Checks required attributes, deny rules and cross-context
@@ -312,7 +302,7 @@ extension ManagedObjectContext {
             for relationship in entity.relationships where relationship.deleteRule == .noAction {
                 for id in relatedIDs(of: object, relationship) {
                     guard let holder = registered[id], !holder.isDeleted, let inverse = holder._entity?.inverse(of: relationship),
-                          inverse.access.storage(of: holder).loadedIDs?.contains(object.objectID) == true else { continue }
+                          inverse.storage(of: holder).loadedIDs?.contains(object.objectID) == true else { continue }
                     errors.append(.danglingReference(entity: type(of: holder).entityName, property: inverse.name,
                                                      destination: "\(type(of: object).entityName) \(object.objectID)"))
                 }

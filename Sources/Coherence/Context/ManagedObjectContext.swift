@@ -76,11 +76,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     private let configuration: Locked<Configuration>
 
-    // State confined to the queue. `registered`, `tracker`, `derivations`
-    // and `storageOffsets` (the latter only on attribute writes, and only
-    // where `StoredOffset` cannot read key paths) are touched on every object
-    // access or write and
-    // skip run-time exclusivity checks: no code path changes them from inside
+    // State confined to the queue. `registered`, `tracker` and
+    // `derivations` are touched on every object access or write and skip run-time exclusivity checks: no code path changes them from inside
     // their own accessors (evicted faults are handed back and released after
     // the identity map's mutation ends, so their `deinit` cannot reach back
     // into it; the tracker's and the derivations' methods call out to no
@@ -104,9 +101,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var derivations = DerivationState()
     /// Faults of batched fetches, and where each batch of them lies.
     var faultBatches = FaultBatches()
-    /// Where each property wrapper's storage sits in its object (see
-    /// ``ManagedObject/_storageOffset(_:compute:)``).
-    @exclusivity(unchecked) var storageOffsets = StorageOffsets()
     /// Merge work not applied yet, in the order the saves arrived.
     var mergeBacklog: ArraySlice<MergeWork> = []
     /// Objects a merge deleted, announced and still in ``deletedObjects``
@@ -333,6 +327,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let entity = entity(for: type(of: object))
         // Core Data raises for an object of an abstract entity; stop, naming it.
         if entity.isAbstract { fatalError("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert an object of one of its sub-entities") }
+        object._setInitialValues(entity: entity)
         register(inserted: object, entity: entity)
         derivationTouched(object)
         object.awakeFromInsert()

@@ -133,7 +133,7 @@ extension ManagedObjectContext {
     /// committed one).
     func currentSnapshot(of object: ManagedObject) -> Snapshot {
         let entity = object._entity!
-        let values = (0..<entity.propertyCount).map { object._currentStoreValue(at: $0, entity: entity) ?? .null }
+        let values = (0..<entity.propertyCount).map { object._currentValue(at: $0) ?? .null }
         return Snapshot(objectID: object.objectID, values: values, version: object._snapshot?.version ?? 0)
     }
 }

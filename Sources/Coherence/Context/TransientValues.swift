@@ -38,7 +38,7 @@ extension Snapshot {
     func keepingTransientValues(of object: ManagedObject, entity: EntityDescription) -> Snapshot {
         replacingValues { values in
             for attribute in entity.attributes where attribute.isTransient {
-                if let current = try? attribute.storeValue(of: object) { values[attribute.index] = current }
+                if let current = attribute.storeValue(of: object) { values[attribute.index] = current }
             }
         }
     }

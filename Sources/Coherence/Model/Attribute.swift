@@ -1,3 +1,5 @@
+import Foundation
+
 /// Declares a stored attribute of a ``ManagedObject`` subclass.
 ///
 /// ```swift
@@ -5,6 +7,7 @@
 ///     @Attribute var title = ""            // defaulted
 ///     @Attribute var published: Date?      // optional: nil is a valid value
 ///     @Attribute var link: URL             // required: must be set before save
+///     @Attribute(.transient) var isEditing = false
 /// }
 /// ```
 ///
@@ -14,92 +17,168 @@
 /// values, and any other `Codable` type (stored as JSON). Another type makes
 /// ``ManagedObjectModel/init(entities:)`` throw ``ModelError/unsupportedAttributeType(entity:property:type:)``.
 ///
-/// An attribute declared without an initial value has no value until it is
-/// set: reading it before then stops the program with a message naming the
-/// property, and saving the object throws ``ValidationError/missingValue(entity:property:)``.
+/// The initial value is the entity's default value, as in a Core Data model:
+/// a new object gets it when it is inserted. One written as a literal
+/// (`""`, `0`, `.draft`, `[]`) is computed once; any other (`UUID()`,
+/// `Date()`) for each inserted object, as a stored property's initial value
+/// is. An attribute declared without an initial value has no value until it
+/// is set: reading it before then stops the program with a message naming
+/// the property, and saving the object throws ``ValidationError/missingValue(entity:property:)``.
 /// Predicates, sort descriptors and observed key paths use it like any other.
 ///
-/// Every write is recorded by the object's context; reads of a fault fill the
-/// object from its snapshot first. **Complexity:** reads are O(1); a write is
+/// `@Attribute` is a macro: the property becomes a computed property whose
+/// value lives in the object's snapshot and change buffer (the object
+/// itself stores nothing for it), plus a zero-size field `_title` and a
+/// nested type `__Coherence_title` holding the declaration. Declare it with
+/// `var`, one property per declaration, in the body of a non-generic class.
+///
+/// **Complexity:** a read is O(1): in a release build, for a loaded object
+/// of a context that does not take part in Observation, a test of the
+/// object's state flags and a load from its buffer or snapshot. A write is
 /// O(1) plus, for the first write of a property between two change
-/// notifications, the conversion of the old value to its store form.
-@propertyWrapper
-public struct Attribute<Value> {
-    /// The current value; `nil` only for an attribute declared without an
-    /// initial value that was never set.
-    @usableFromInline var storage: Value?
+/// notifications, the copy of the old value for change tracking.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Attribute(_ options: AttributeOption...) = #externalMacro(module: "CoherenceMacros", type: "AttributeMacro")
 
-    /// An attribute whose initial value for new objects is `wrappedValue`.
-    public init(wrappedValue: Value) {
-        storage = wrappedValue
+/// An ``Attribute``'s declaration: what the macro generates for each
+/// attribute, as static data. Not for your code; ``EntityDescription``
+/// describes attributes.
+public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendable {
+    // @unchecked: every stored property is immutable and Sendable but for
+    // the codec's closures, which are `@Sendable`.
+
+    /// The options written in the declaration.
+    let options: [AttributeOption]
+    /// How values convert to and from store form; `nil` for a type
+    /// Coherence cannot store (the model reports it).
+    let codec: ValueCodec<Value>?
+    /// The initial value.
+    let initialValue: InitialValue
+
+    /// A derived attribute's declaration (see ``DerivedDeclaration``).
+    init(derivedName name: String, initialValue: Value) {
+        options = []
+        let codec = ValueCodec<Value>.make()
+        self.codec = codec
+        self.initialValue = (codec.flatMap { try? $0.encode(initialValue) }).map { .constant($0) } ?? .none
+        super.init(name: name)
     }
 
-    /// An attribute declared without an initial value: `nil` for an optional
-    /// type, otherwise a required attribute that must be set before saving.
-    public init() {
-        storage = (Value.self as? any ExpressibleByNilLiteral.Type).map { $0.init(nilLiteral: ()) as! Value }
+    /// An attribute declared without an initial value: `nil` for an
+    /// optional type, none for another (it must be set before saving).
+    public init(_ options: AttributeOption..., name: String) {
+        self.options = options
+        codec = ValueCodec<Value>.make()
+        initialValue = .none
+        super.init(name: name)
     }
 
-    @available(*, unavailable, message: "@Attribute is only available on properties of ManagedObject subclasses")
-    public var wrappedValue: Value {
-        get { fatalError("@Attribute is only available on properties of ManagedObject subclasses") }
-        set { fatalError("@Attribute is only available on properties of ManagedObject subclasses") }
-    }
-
-    /// Accessor used by Swift for properties of classes. Inlinable, so that
-    /// in the entity's module, for an object that is loaded (no fault, no
-    /// prototype, context not taking part in Observation) in a release build,
-    /// a read is: a check of the object's state and a load of the field at
-    /// the offset the storage key path holds (``StoredOffset``: an atomic
-    /// load and two loads from the key path). No exclusivity check and no
-    /// memo.
-    ///
-    /// Observation is told about the storage key path, on reads and writes
-    /// alike, so an optimized build that inlines this accessor does not make
-    /// the wrapped key path.
-    @inlinable
-    public static subscript<Object: ManagedObject>(
-        _enclosingInstance object: Object,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        storage storageKeyPath: ReferenceWritableKeyPath<Object, Attribute<Value>>
-    ) -> Value {
-        get {
-            if object._needsAccessCheck {
-                object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
-                object._observeRead(object, storageKeyPath)
-            }
-            let stored: Value?
-            if let offset = StoredOffset.offset(of: storageKeyPath) {
-                stored = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
-                    .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage
-            } else {
-                stored = object[keyPath: storageKeyPath].storage
-            }
-            guard let value = stored else {
-                object._trapMissingValue(offset: fieldOffset(of: storageKeyPath, in: object))
-            }
-            return value
+    /// An attribute whose initial value is written as a literal: encoded
+    /// once.
+    public init(_ options: AttributeOption..., name: String, constant: Value) {
+        self.options = options
+        let codec = ValueCodec<Value>.make()
+        self.codec = codec
+        do {
+            initialValue = try codec.map { .constant(try $0.encode(constant)) } ?? .none
+        } catch {
+            initialValue = .invalid("\(error)")
         }
-        // Inlined into the property's setter, so that the wrapped key path,
-        // which it does not use, is never made (a getter's specialization
-        // drops it; a setter's does not).
-        @inline(__always) set {
-            let offset = StoredOffset.offset(of: storageKeyPath)
-                ?? object._storageOffset(storageKeyPath) { fieldOffset(of: storageKeyPath, in: object) }
-            object._prepareForWrite(offset: offset)
-            object._observeWrite(object, storageKeyPath) {
-                UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()).advanced(by: offset)
-                    .assumingMemoryBound(to: Attribute<Value>.self).pointee.storage = newValue
+        super.init(name: name)
+    }
+
+    /// An attribute whose initial value is computed for each new object.
+    public init(_ options: AttributeOption..., name: String, default makeDefault: @escaping @Sendable () -> Value) {
+        self.options = options
+        let codec = ValueCodec<Value>.make()
+        self.codec = codec
+        if let codec {
+            initialValue = .computed { try codec.encode(makeDefault()) }
+        } else {
+            initialValue = .none
+        }
+        super.init(name: name)
+    }
+
+    /// The Swift value of a property read: fast paths for the common
+    /// types, inlined into the accessor and reduced to one of them by
+    /// specialization, then the codec.
+    @inlinable @inline(__always)
+    final func decode(_ value: StoreValue?, object: ManagedObject) -> Value {
+        if let value {
+            switch value {
+            case .integer(let integer):
+                if Value.self == Int.self { return unsafeBitCast(Int(truncatingIfNeeded: integer), to: Value.self) }
+                if Value.self == Int64.self { return unsafeBitCast(integer, to: Value.self) }
+                if Value.self == Int?.self { return unsafeBitCast(Int?.some(Int(truncatingIfNeeded: integer)), to: Value.self) }
+            case .string(let string):
+                if Value.self == String.self { return unsafeBitCast(string, to: Value.self) }
+                if Value.self == String?.self { return unsafeBitCast(String?.some(string), to: Value.self) }
+            case .double(let double):
+                if Value.self == Double.self { return unsafeBitCast(double, to: Value.self) }
+            case .bool(let bool):
+                if Value.self == Bool.self { return unsafeBitCast(bool, to: Value.self) }
+            case .null:
+                if Value.self == String?.self { return unsafeBitCast(String?.none, to: Value.self) }
+                if Value.self == Int?.self { return unsafeBitCast(Int?.none, to: Value.self) }
+            default:
+                break
             }
+        }
+        return decodeOther(value, object: object)
+    }
+
+    /// The Swift value of a store value the fast paths do not take.
+    @usableFromInline
+    final func decodeOther(_ value: StoreValue?, object: ManagedObject) -> Value {
+        guard let value else {
+            fatalError("Coherence: \(object.entityNameForMessages).\(name) was read before it was set; it is declared without an initial value")
+        }
+        guard let codec else {
+            fatalError("Coherence: \(object.entityNameForMessages).\(name) has a type Coherence cannot store (\(Value.self))")
+        }
+        do {
+            return try codec.decode(value)
+        } catch {
+            fatalError("Coherence: the store holds a value for \(object.entityNameForMessages).\(name) that cannot be read: \(error)")
+        }
+    }
+
+    /// The store form of a value written through the property.
+    @inlinable @inline(__always)
+    final func encode(_ value: Value, object: ManagedObject) -> StoreValue {
+        if Value.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if Value.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if Value.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if Value.self == Double.self { return .double(unsafeBitCast(value, to: Double.self)) }
+        if Value.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        return encodeOther(value, object: object)
+    }
+
+    /// The store form of a value the fast paths do not take.
+    @usableFromInline
+    final func encodeOther(_ value: Value, object: ManagedObject) -> StoreValue {
+        guard let codec else {
+            fatalError("Coherence: \(object.entityNameForMessages).\(name) has a type Coherence cannot store (\(Value.self))")
+        }
+        do {
+            return try codec.encode(value)
+        } catch {
+            fatalError("Coherence: the value written to \(object.entityNameForMessages).\(name) cannot be stored: \(error)")
         }
     }
 }
 
-/// The byte offset of a wrapper's storage inside its object.
-@inlinable @inline(__always)
-func fieldOffset<Object: ManagedObject, Wrapper>(
-    of keyPath: ReferenceWritableKeyPath<Object, Wrapper>, in object: Object
-) -> Int {
-    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
-    return withUnsafeMutablePointer(to: &object[keyPath: keyPath]) { base.distance(to: UnsafeRawPointer($0)) }
+/// An attribute's initial value, as its declaration keeps it.
+enum InitialValue: Sendable {
+    /// None written: `nil` for an optional attribute, none for another.
+    case none
+    /// Written as a literal: the same for every object.
+    case constant(StoreValue)
+    /// Computed for each new object.
+    case computed(@Sendable () throws -> StoreValue)
+    /// A literal that cannot be stored (a `Codable` value that fails to
+    /// encode): the model reports it.
+    case invalid(String)
 }

@@ -27,80 +27,110 @@ import Foundation
 /// O(log n) for `min`, `max` and `average` once the parent's n children
 /// were read (the first change of a parent in a context reads them); a
 /// copied value costs O(objects that copy it). Derived properties are read-only.
-@propertyWrapper
-public struct Derived<Value> {
-    var storage: Value?
-    let declaration: DerivationDeclaration
+/// The number of objects in `relationship` that match `predicate`.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Child: ManagedObject>(
+    count relationship: KeyPath<Parent, Set<Child>>, where predicate: Predicate<Child>? = nil
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// The sum of `attribute` over the objects in `relationship` that match `predicate`.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Child: ManagedObject, Element>(
+    sum relationship: KeyPath<Parent, Set<Child>>, of attribute: KeyPath<Child, Element>, where predicate: Predicate<Child>? = nil
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// The smallest `attribute` of the objects in `relationship` that match
+/// `predicate`; `nil` when none does.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Child: ManagedObject, Element>(
+    min relationship: KeyPath<Parent, Set<Child>>, of attribute: KeyPath<Child, Element>, where predicate: Predicate<Child>? = nil
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// The largest `attribute` of the objects in `relationship` that match
+/// `predicate`; `nil` when none does.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Child: ManagedObject, Element>(
+    max relationship: KeyPath<Parent, Set<Child>>, of attribute: KeyPath<Child, Element>, where predicate: Predicate<Child>? = nil
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// The average of `attribute` over the objects in `relationship` that match
+/// `predicate`; `nil` when none does.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Child: ManagedObject, Element>(
+    average relationship: KeyPath<Parent, Set<Child>>, of attribute: KeyPath<Child, Element>, where predicate: Predicate<Child>? = nil
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// A copy of `attribute` of the object a to-one `relationship` leads to;
+/// `nil` when it leads to none.
+@attached(accessor, names: named(get))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Derived<Parent: ManagedObject, Destination: ManagedObject, Copied>(
+    _ relationship: KeyPath<Parent, Destination?>, _ attribute: KeyPath<Destination, Copied>
+) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
+
+/// A ``Derived`` attribute's declaration: what the macro generates for
+/// each, as static data. Not for your code.
+public final class DerivedDeclaration<Value>: AttributeDeclaration<Value>, @unchecked Sendable {
+    // @unchecked: immutable; `DerivationDeclaration` is Sendable.
+
+    /// What the attribute is derived from.
+    let derivation: DerivationDeclaration
 
     /// The number of objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject>(
-        count relationship: KeyPath<Parent, Set<Child>> & Sendable, where predicate: Predicate<Child>? = nil
+        count relationship: KeyPath<Parent, Set<Child>> & Sendable, where predicate: Predicate<Child>? = nil, name: String
     ) where Value == Int {
-        storage = 0
-        declaration = DerivationDeclaration(kind: .count, relationship: relationship, attribute: nil, predicate: predicate)
+        derivation = DerivationDeclaration(kind: .count, relationship: relationship, attribute: nil, predicate: predicate)
+        super.init(derivedName: name, initialValue: 0)
     }
 
     /// The sum of `attribute` over the objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject>(
         sum relationship: KeyPath<Parent, Set<Child>> & Sendable, of attribute: KeyPath<Child, Value> & Sendable,
-        where predicate: Predicate<Child>? = nil
+        where predicate: Predicate<Child>? = nil, name: String
     ) where Value: AttributeValue & AdditiveArithmetic {
-        storage = .zero
-        declaration = DerivationDeclaration(kind: .sum, relationship: relationship, attribute: attribute, predicate: predicate)
+        derivation = DerivationDeclaration(kind: .sum, relationship: relationship, attribute: attribute, predicate: predicate)
+        super.init(derivedName: name, initialValue: .zero)
     }
 
-    /// The smallest `attribute` among the matching objects, `nil` when none.
+    /// The smallest `attribute` of the objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject, Element: AttributeValue & Comparable>(
         min relationship: KeyPath<Parent, Set<Child>> & Sendable, of attribute: KeyPath<Child, Element> & Sendable,
-        where predicate: Predicate<Child>? = nil
+        where predicate: Predicate<Child>? = nil, name: String
     ) where Value == Element? {
-        storage = .some(nil)
-        declaration = DerivationDeclaration(kind: .min, relationship: relationship, attribute: attribute, predicate: predicate)
+        derivation = DerivationDeclaration(kind: .min, relationship: relationship, attribute: attribute, predicate: predicate)
+        super.init(derivedName: name, initialValue: nil)
     }
 
-    /// The largest `attribute` among the matching objects, `nil` when none.
+    /// The largest `attribute` of the objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject, Element: AttributeValue & Comparable>(
         max relationship: KeyPath<Parent, Set<Child>> & Sendable, of attribute: KeyPath<Child, Element> & Sendable,
-        where predicate: Predicate<Child>? = nil
+        where predicate: Predicate<Child>? = nil, name: String
     ) where Value == Element? {
-        storage = .some(nil)
-        declaration = DerivationDeclaration(kind: .max, relationship: relationship, attribute: attribute, predicate: predicate)
+        derivation = DerivationDeclaration(kind: .max, relationship: relationship, attribute: attribute, predicate: predicate)
+        super.init(derivedName: name, initialValue: nil)
     }
 
-    /// The mean of `attribute` over the matching objects, `nil` when none.
+    /// The average of `attribute` over the objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject, Number: AttributeValue & Numeric>(
         average relationship: KeyPath<Parent, Set<Child>> & Sendable, of attribute: KeyPath<Child, Number> & Sendable,
-        where predicate: Predicate<Child>? = nil
+        where predicate: Predicate<Child>? = nil, name: String
     ) where Value == Double? {
-        storage = .some(nil)
-        declaration = DerivationDeclaration(kind: .average, relationship: relationship, attribute: attribute, predicate: predicate)
+        derivation = DerivationDeclaration(kind: .average, relationship: relationship, attribute: attribute, predicate: predicate)
+        super.init(derivedName: name, initialValue: nil)
     }
 
-    /// `attribute` of the object at the end of the to-one `relationship`,
-    /// `nil` when there is none.
+    /// A copy of `attribute` of the object the to-one `relationship` leads to.
     public init<Parent: ManagedObject, Destination: ManagedObject, Copied: AttributeValue>(
-        _ relationship: KeyPath<Parent, Destination?> & Sendable, _ attribute: KeyPath<Destination, Copied> & Sendable
+        _ relationship: KeyPath<Parent, Destination?> & Sendable, _ attribute: KeyPath<Destination, Copied> & Sendable, name: String
     ) where Value == Copied? {
-        storage = .some(nil)
-        declaration = DerivationDeclaration(kind: .copy, relationship: relationship, attribute: attribute, predicate: Predicate<Destination>?.none)
-    }
-
-    @available(*, unavailable, message: "@Derived is only available on properties of ManagedObject subclasses")
-    public var wrappedValue: Value {
-        get { fatalError("@Derived is only available on properties of ManagedObject subclasses") }
-    }
-
-    /// Accessor used by Swift for properties of classes; read-only.
-    public static subscript<Object: ManagedObject>(
-        _enclosingInstance object: Object,
-        wrapped wrappedKeyPath: KeyPath<Object, Value>,
-        storage storageKeyPath: ReferenceWritableKeyPath<Object, Derived<Value>>
-    ) -> Value {
-        if object._needsAccessCheck {
-            object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
-            object._observeRead(object, wrappedKeyPath)
-        }
-        return object[keyPath: storageKeyPath].storage!
+        derivation = DerivationDeclaration(kind: .copy, relationship: relationship, attribute: attribute, predicate: Predicate<Destination>?.none)
+        super.init(derivedName: name, initialValue: nil)
     }
 }
 
@@ -134,29 +164,5 @@ struct DerivationDeclaration: @unchecked Sendable {
         } else {
             matches = { _ in true }
         }
-    }
-}
-
-/// Implemented by ``Derived`` so the model can describe its fields.
-protocol DerivedWrapper {
-    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject)
-        throws(ModelError) -> (AttributeDescription, DerivationDeclaration)
-}
-
-extension Derived: DerivedWrapper {
-    static func describe(name: String, entity: String, index: Int, offset: Int, prototype: ManagedObject)
-        throws(ModelError) -> (AttributeDescription, DerivationDeclaration) {
-        guard let codec = ValueCodec<Value>.make() else {
-            throw .unsupportedAttributeType(entity: entity, property: name, type: String(reflecting: Value.self))
-        }
-        let slot = AttributeSlot<Derived<Value>>(offset: offset, codec: codec)
-        let wrapper = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
-            .advanced(by: offset).assumingMemoryBound(to: Derived<Value>.self).pointee
-        let defaultValue = try? slot.storeValue(of: prototype)
-        let attribute = AttributeDescription(name: name, index: index, attributeType: codec.attributeType,
-                                             isOptional: codec.isOptional, defaultValue: defaultValue, access: slot,
-                                             storageOffset: offset + MemoryLayout<Derived<Value>>.offset(of: \.storage)!,
-                                             isDerived: true)
-        return (attribute, wrapper.declaration)
     }
 }

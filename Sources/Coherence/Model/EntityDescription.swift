@@ -1,4 +1,3 @@
-@_spi(Reflection) import Swift
 import Foundation
 
 /// One entity of a model: a ``ManagedObject`` subclass and the attributes and
@@ -59,7 +58,6 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let uniquenessConstraints: [[String]]
     /// The same, as attribute indexes.
     let constraintIndexes: [[Int]]
-    let indexByOffset: PropertyOffsets
     /// The attributes as the per-row paths walk them, in the same order.
     let attributeSlots: [AttributeSlotEntry]
     /// The attributes a store keeps: all but the transient ones, in order.
@@ -71,14 +69,15 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// so that walking them per row retains nothing.
     let columnPropertyIndexes: [Int]
     let indexByName: [String: Int]
-    /// The model-building prototype, read (under `keyPathIndexes`' lock) to
-    /// tell which property a key path reaches.
-    private nonisolated(unsafe) let prototype: ManagedObject
-    private let keyPathIndexes = Locked<[SendableKeyPath: Int?]>([:])
-    /// Whether every attribute of the prototype has a value (an initial
-    /// value or a placeholder), so that reading any key path on it is safe.
-    /// Only a `Codable` type that rejects placeholders leaves one empty.
-    let prototypeHasEveryValue: Bool
+    /// The property each key path reaches (rooted at this entity's class or
+    /// a superclass that declares the property), by property index.
+    private let keyPathIndexes: [SendableKeyPath: Int]
+    /// A new object's current values (see `ManagedObject+Values.swift`):
+    /// initial values written as literals, `.null` for optional attributes
+    /// and empty relationships, no value for required attributes declared
+    /// without one. Initial values computed for each object are filled in
+    /// at insertion.
+    let initialValues: ContiguousArray<StoreValue??>
 
     /// The ``Derived`` properties of this entity.
     let derivations: [DerivationDescription]
@@ -87,7 +86,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     let dependentDerivations: [DerivationDescription]
 
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
-         relationships: [RelationshipDescription], offsets: [Int], prototype: ManagedObject,
+         relationships: [RelationshipDescription], keyPathIndexes: [SendableKeyPath: Int],
          derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
          indexes: [[String]] = [], uniquenessConstraints: [[String]] = [],
          superentity: EntityDescription? = nil, isAbstract: Bool = false) {
@@ -100,7 +99,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         }
         self.derivations = derivations
         self.dependentDerivations = dependentDerivations
-        self.prototype = prototype
+        self.keyPathIndexes = keyPathIndexes
         self.name = name
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
@@ -109,12 +108,12 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         attributeSlots = attributes.map(AttributeSlotEntry.init)
         storedAttributes = attributes.filter { !$0.isTransient }
         columnPropertyIndexes = storedAttributes.map(\.index) + relationships.filter { !$0.isToMany }.map(\.index)
-        indexByOffset = PropertyOffsets(offsets)
         var byName: [String: Int] = [:]
         for attribute in attributes { byName[attribute.name] = attribute.index }
         for relationship in relationships { byName[relationship.name] = relationship.index }
         indexByName = byName
-        prototypeHasEveryValue = attributes.allSatisfy { $0.access.currentSwiftValue(of: prototype) != nil }
+        initialValues = ContiguousArray(attributes.map { .some($0.defaultValue) }
+            + relationships.map { .some($0.isToMany ? .objectIDs([]) : .null) })
         superentity?._subentities.append(WeakEntity(entity: self))
     }
 
@@ -172,57 +171,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     }
 
     /// The index of the property that `keyPath` (a single-component key path
-    /// rooted at this entity's class) reads, or `nil` for anything else.
-    /// **Complexity:** O(1) after the first call for a key path.
+    /// rooted at this entity's class, or at a superclass that declares the
+    /// property) reads, or `nil` for anything else (a computed property).
+    /// **Complexity:** O(1).
     func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
-        let key = SendableKeyPath(keyPath)
-        return keyPathIndexes.withLock { cache in
-            if let known = cache[key] { return known }
-            var index: Int?
-            if let root = type(of: keyPath).rootType as? AnyClass, isSameOrSubclass(managedObjectClass, of: root),
-               let offset = prototype._recordedOffset(reading: keyPath), let found = indexByOffset[offset],
-               type(of: keyPath).valueType == valueType(at: found), self.keyPath(keyPath, returnsAttribute: found) {
-                index = found
-            }
-            cache[key] = index
-            return index
-        }
-    }
-
-    /// Whether `keyPath` returns attribute `index` itself rather than a value
-    /// computed from it (`var displayTitle: String { title.isEmpty ? "Untitled" : title }`
-    /// reads `title` too): probe values written into the prototype's slot
-    /// must come back unchanged. Relationships, enums and Codable values are
-    /// taken as read. Runs under `keyPathIndexes`'s lock, once per key path.
-    private func keyPath(_ keyPath: AnyKeyPath, returnsAttribute index: Int) -> Bool {
-        guard index < attributes.count, let probes = Self.probes(for: attributes[index].attributeType) else { return true }
-        let access = attributes[index].access
-        let saved = access.currentSwiftValue(of: prototype)
-        defer {
-            if let saved { _ = access.setSwiftValue(saved, of: prototype) } else { access.clearValue(of: prototype) }
-        }
-        for probe in probes {
-            guard (try? access.setStoreValue(probe, of: prototype)) != nil else { return true }
-            guard let read = prototype[keyPath: keyPath], (try? access.storeValue(forSwiftValue: read)) == probe else { return false }
-        }
-        return true
-    }
-
-    /// Values that computed properties rarely return unchanged: empty and
-    /// mixed-case strings, zero and negative numbers, both Booleans.
-    private static func probes(for type: AttributeType) -> [StoreValue]? {
-        switch type {
-        case .boolean: [.bool(false), .bool(true)]
-        case .integer16, .integer32, .integer64: [.integer(0), .integer(-7)]
-        case .double, .float: [.double(0), .double(-2.5)]
-        case .string: [.string(""), .string("Ab 1")]
-        case .date: [.date(Date(timeIntervalSince1970: 0)), .date(Date(timeIntervalSince1970: -86_400))]
-        case .binaryData: [.data(Data()), .data(Data([1, 2]))]
-        case .uuid: [.uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))), .uuid(UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)))]
-        case .uri: [.url(URL(string: "a:")!), .url(URL(string: "https://example.com/B")!)]
-        case .decimal: [.decimal(0), .decimal(-7)]
-        case .codable: nil
-        }
+        keyPathIndexes[SendableKeyPath(keyPath)]
     }
 
     /// The Swift type of property `index`.
@@ -258,35 +211,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
 /// **Complexity:** O(depth of `type`'s class hierarchy), one dynamic cast.
 func isSameOrSubclass(_ type: AnyClass, of ancestor: AnyClass) -> Bool {
     if type == ancestor { return true }
-    guard let opened = ancestor as? any (ManagedObject & EntityClass).Type else { return false }
-    func isSubclass<Ancestor: ManagedObject & EntityClass>(of _: Ancestor.Type) -> Bool { type is Ancestor.Type }
+    guard let opened = ancestor as? any (ManagedObject & _EntityClass).Type else { return false }
+    func isSubclass<Ancestor: ManagedObject & _EntityClass>(of _: Ancestor.Type) -> Bool { type is Ancestor.Type }
     return isSubclass(of: opened)
-}
-
-/// Every ``ManagedObject`` class: a protocol to compose with it, so that a
-/// metatype held as `any (ManagedObject & EntityClass).Type` opens to its
-/// dynamic class in generic code (``isSameOrSubclass(_:of:)``).
-protocol EntityClass: AnyObject {}
-
-extension ManagedObject: EntityClass {}
-
-/// The stored fields of a class and its superclasses, with their byte offsets.
-struct ReflectedField {
-    let name: String
-    let offset: Int
-    let type: Any.Type
-}
-
-func reflectFields(of type: AnyClass) -> [ReflectedField] {
-    var fields: [ReflectedField] = []
-    // classType | ignoreUnknown: walk a class (including its superclasses) and
-    // skip fields whose type metadata cannot be read.
-    let options = _EachFieldOptions(rawValue: 0b11)
-    _ = _forEachField(of: type, options: options) { name, offset, fieldType, _ in
-        fields.append(ReflectedField(name: String(cString: name), offset: offset, type: fieldType))
-        return true
-    }
-    return fields
 }
 
 /// A key path as a dictionary key across threads; key paths are immutable.

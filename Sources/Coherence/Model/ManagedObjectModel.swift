@@ -5,8 +5,11 @@
 /// let model = try ManagedObjectModel(entities: [Server.self, FeedItem.self])
 /// ```
 ///
-/// Building the model creates one prototype object per class to read the
-/// declared properties, their types, initial values and inverses. It throws a
+/// The property macros (``Attribute``, ``Relationship``, ``Derived``) keep
+/// each property's declaration as static data; building the model makes one
+/// object of each class with `init()` (never inserted, never read) to list
+/// the properties with a `Mirror`, so an entity class must not customize
+/// its mirror (`CustomReflectable`). It throws a
 /// ``ModelError`` naming the entity and the property for an unsupported
 /// attribute type, a missing or mismatched inverse, a destination outside the
 /// model, or two entities with the same name.
@@ -170,83 +173,81 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 private struct EntityDeclaration {
     let type: ManagedObject.Type
     let name: String
-    let prototype: ManagedObject
+    /// The class this entity's class inherits from (see ``init(_:)``).
+    let superclass: AnyClass?
     let attributes: [AttributeDescription]
     let relationships: [DeclaredRelationship]
-    let offsets: [Int]
     /// Derived properties: their attribute index and declaration.
     let derived: [(index: Int, declaration: DerivationDeclaration)]
+    /// The property each key path reaches, by attribute index or (for
+    /// relationships) position among the relationships: for every class
+    /// from the entity's class up to the one that declares the property.
+    let attributeKeyPaths: [SendableKeyPath: Int]
+    let relationshipKeyPaths: [SendableKeyPath: Int]
 
+    /// Reads the declarations of `type`'s properties.
+    ///
+    /// Swift has no public API that lists a class's stored properties
+    /// without an instance: the model makes one object of the class (with
+    /// `init()`, never inserted, never read), and a `Mirror` of it lists
+    /// the zero-size fields the property macros add (`_title`), whose types
+    /// name the declarations. The mirror's levels give the superclasses:
+    /// properties of superclasses come first, in declaration order.
     init(_ type: ManagedObject.Type) throws(ModelError) {
         self.type = type
         name = type.entityName
-        var made: ManagedObject?
-        let listedOptions = AttributeOptionRecorder.recording(.listing) { made = type.init() }
-        let prototype = made!
-        let optionsByOffset = try Self.attributeOptions(type, listedOptions, prototype: prototype, entity: name)
-        prototype._becomePrototype()
-        self.prototype = prototype
+        let instance = type.init()
+        var levels: [(type: AnyClass, fields: [any PropertyDeclaring.Type])] = []
+        var mirror: Mirror? = Mirror(reflecting: instance)
+        while let level = mirror, let levelType = level.subjectType as? AnyClass, levelType != ManagedObject.self {
+            let fields = level.children.compactMap { (Swift.type(of: $0.value) as? any ReflectedPropertyField.Type)?.declaring }
+            levels.append((levelType, fields))
+            mirror = level.superclassMirror
+        }
+        superclass = Mirror(reflecting: instance).superclassMirror?.subjectType as? AnyClass
         var attributes: [AttributeDescription] = []
         var relationships: [DeclaredRelationship] = []
-        var attributeOffsets: [Int] = []
         var derived: [(index: Int, declaration: DerivationDeclaration)] = []
-        for field in reflectFields(of: type) where field.name.hasPrefix("_") {
-            let propertyName = String(field.name.dropFirst())
-            if let wrapper = field.type as? any DerivedWrapper.Type {
-                let (attribute, declaration) = try wrapper.describe(
-                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype)
-                derived.append((attributes.count, declaration))
-                attributes.append(attribute)
-                attributeOffsets.append(field.offset)
-            } else if let wrapper = field.type as? any AttributeWrapper.Type {
-                attributes.append(try wrapper.describe(
-                    name: propertyName, entity: name, index: attributes.count, offset: field.offset, prototype: prototype,
-                    options: optionsByOffset[field.offset] ?? []))
-                attributeOffsets.append(field.offset)
-            } else if let wrapper = field.type as? any RelationshipWrapper.Type {
-                relationships.append(wrapper.declare(name: propertyName, offset: field.offset, prototype: prototype))
+        var attributeKeyPaths: [SendableKeyPath: Int] = [:]
+        var relationshipKeyPaths: [SendableKeyPath: Int] = [:]
+        // From the topmost class down; each property is reachable by key
+        // paths rooted at its class and every class below it.
+        for (depth, level) in levels.enumerated().reversed() {
+            let roots = levels[...depth].map(\.type)
+            for declaring in level.fields {
+                let declaration = declaring.anyDeclaration
+                let keyPaths = roots.compactMap { declaring.keyPath(rootedAt: $0) }.map(SendableKeyPath.init)
+                if let attribute = declaration as? any AttributeDescribing {
+                    let index = attributes.count
+                    declaration.bind(position: index, entity: name)
+                    attributes.append(try attribute.describe(entity: name, index: index))
+                    if let derivation = (declaration as? any DerivedDescribing)?.derivation {
+                        derived.append((index, derivation))
+                    }
+                    for keyPath in keyPaths { attributeKeyPaths[keyPath] = index }
+                } else if let relationship = declaration as? any RelationshipDescribing {
+                    declaration.bind(position: relationships.count, entity: name)
+                    for keyPath in keyPaths { relationshipKeyPaths[keyPath] = relationships.count }
+                    relationships.append(relationship.declared())
+                }
             }
         }
         self.attributes = attributes
         self.relationships = relationships
         self.derived = derived
-        offsets = attributeOffsets + relationships.map(\.offset)
+        self.attributeKeyPaths = attributeKeyPaths
+        self.relationshipKeyPaths = relationshipKeyPaths
     }
 
-    /// The class this entity's class inherits from, read from a mirror of
-    /// its prototype: Swift has no public API for a class's superclass.
-    /// `nil` when the class customizes its mirror (`CustomReflectable`); the
-    /// parent entity is then the nearest listed ancestor, unchecked.
-    var superclass: AnyClass? {
-        Mirror(reflecting: prototype).superclassMirror?.subjectType as? AnyClass
-    }
-
-    /// The options of each attribute declared with some, by field offset
-    /// (see ``AttributeOptionRecorder``).
-    private static func attributeOptions(_ type: ManagedObject.Type, _ listed: [[AttributeOption]], prototype: ManagedObject,
-                                         entity: String) throws(ModelError) -> [Int: [AttributeOption]] {
-        guard !listed.isEmpty else { return [:] }
-        var made: ManagedObject?
-        _ = AttributeOptionRecorder.recording(.marking) { made = type.init() }
-        let marked = made!
-        var declared: [Int] = []
-        for field in reflectFields(of: type) where field.name.hasPrefix("_") {
-            guard let wrapper = field.type as? any AttributeWrapper.Type else { continue }
-            if wrapper.hasValue(in: prototype, offset: field.offset), !wrapper.hasValue(in: marked, offset: field.offset) {
-                declared.append(field.offset)
-            }
-        }
-        guard declared.count == listed.count else {
-            throw .invalidAttributeOptions(
-                entity: entity, reason: "\(listed.count) initializers with options ran, for \(declared.count) declared attributes")
-        }
-        return Dictionary(uniqueKeysWithValues: zip(declared, listed))
-    }
-
-    /// The offset of the attribute that `keyPath` reads, as an index.
+    /// The index of the attribute that `keyPath` reads.
     func attributeIndex(readBy keyPath: AnyKeyPath) -> Int? {
-        guard let offset = prototype._recordedOffset(reading: keyPath) else { return nil }
-        return offsets.prefix(attributes.count).firstIndex(of: offset)
+        attributeKeyPaths[SendableKeyPath(keyPath)]
+    }
+
+    /// The property index of every property a key path reaches, for the
+    /// entity description.
+    var keyPathIndexes: [SendableKeyPath: Int] {
+        attributeKeyPaths.merging(relationshipKeyPaths.mapValues { attributes.count + $0 }) { first, _ in first }
     }
 
     func resolveDerivation(_ derived: (index: Int, declaration: DerivationDeclaration), id: Int,
@@ -292,8 +293,7 @@ private struct EntityDeclaration {
 
     /// The name of the relationship that `keyPath` reads on this entity, if any.
     func relationshipName(readBy keyPath: AnyKeyPath) -> String? {
-        guard let offset = prototype._recordedOffset(reading: keyPath) else { return nil }
-        return relationships.first { $0.offset == offset }?.name
+        relationshipKeyPaths[SendableKeyPath(keyPath)].map { relationships[$0].name }
     }
 
     func resolve(in declarations: [ObjectIdentifier: EntityDeclaration], derivations: [DerivationDescription],
@@ -322,7 +322,7 @@ private struct EntityDeclaration {
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
                 inverseAttributeCount: destination.attributes.count,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
-                deleteRule: relationship.deleteRule, access: relationship.access))
+                deleteRule: relationship.deleteRule))
         }
         for index in type.indexes {
             guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }
@@ -349,7 +349,7 @@ private struct EntityDeclaration {
             }
         }
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
-                                 relationships: resolved, offsets: offsets, prototype: prototype,
+                                 relationships: resolved, keyPathIndexes: keyPathIndexes,
                                  derivations: derivations, dependentDerivations: dependentDerivations,
                                  indexes: type.indexes, uniquenessConstraints: type.uniquenessConstraints,
                                  superentity: superentity, isAbstract: isAbstract)

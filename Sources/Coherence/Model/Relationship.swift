@@ -11,8 +11,9 @@
 /// }
 /// ```
 ///
-/// Every relationship has an inverse, declared on one side (or on both, if
-/// they agree). SwiftData's argument order,
+/// Every relationship has an inverse, declared on one side only (naming it
+/// on both sides makes Swift report a circular reference between the two
+/// macros, as with SwiftData); the model finds the other side. SwiftData's argument order,
 /// `@Relationship(deleteRule: .cascade, inverse: \FeedItem.server)`, is
 /// accepted too. Setting either side updates the other at once; deleting an
 /// object applies its ``DeleteRule`` in
@@ -22,82 +23,59 @@
 /// objects never form retain cycles. **Complexity:** reading a to-one is O(1);
 /// reading a to-many of n objects is O(n); setting a to-many costs O(n + m)
 /// for n old and m new destinations.
-@propertyWrapper
-public struct Relationship<Value: RelationshipValue> {
-    /// The destination IDs.
-    var storage: RelationshipStorage = .empty
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Relationship(deleteRule: DeleteRule = .nullify) = #externalMacro(module: "CoherenceMacros", type: "RelationshipMacro")
+
+/// A relationship with its inverse, for example `\FeedItem.server`.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Relationship<Destination: ManagedObject, Inverse: RelationshipValue>(
+    inverse: KeyPath<Destination, Inverse>, deleteRule: DeleteRule = .nullify
+) = #externalMacro(module: "CoherenceMacros", type: "RelationshipMacro")
+
+/// A relationship with its inverse, in SwiftData's argument order:
+/// `@Relationship(deleteRule: .cascade, inverse: \FeedItem.server)`.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_), prefixed(__Coherence_))
+public macro Relationship<Destination: ManagedObject, Inverse: RelationshipValue>(
+    deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
+) = #externalMacro(module: "CoherenceMacros", type: "RelationshipMacro")
+
+/// A ``Relationship``'s declaration: what the macro generates for each
+/// relationship, as static data. Not for your code;
+/// ``RelationshipDescription`` describes relationships.
+public final class RelationshipDeclaration<Value: RelationshipValue>: PropertyDeclaration, @unchecked Sendable {
+    // @unchecked: immutable; the key path is immutable too.
+
+    /// The inverse named here, if any.
     let inverse: AnyKeyPath?
+    /// What deleting the object does to its destinations.
     let deleteRule: DeleteRule
 
     /// A relationship whose inverse is declared on the destination side.
-    public init(deleteRule: DeleteRule = .nullify) {
+    public init(deleteRule: DeleteRule = .nullify, name: String) {
         inverse = nil
         self.deleteRule = deleteRule
+        super.init(name: name)
     }
 
-    /// A relationship with its inverse, for example `\FeedItem.server`.
+    /// A relationship with its inverse.
     public init<Destination: ManagedObject, Inverse: RelationshipValue>(
-        inverse: KeyPath<Destination, Inverse>, deleteRule: DeleteRule = .nullify
+        inverse: KeyPath<Destination, Inverse>, deleteRule: DeleteRule = .nullify, name: String
     ) {
         self.inverse = inverse
         self.deleteRule = deleteRule
+        super.init(name: name)
     }
 
-    /// A relationship with its inverse, in SwiftData's argument order:
-    /// `@Relationship(deleteRule: .cascade, inverse: \FeedItem.server)`.
+    /// A relationship with its inverse, in SwiftData's argument order.
     public init<Destination: ManagedObject, Inverse: RelationshipValue>(
-        deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
+        deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>, name: String
     ) {
-        self.init(inverse: inverse, deleteRule: deleteRule)
-    }
-
-    /// Accepts the empty initial value `nil` or `[]`; relationships start empty.
-    public init(wrappedValue: Value, deleteRule: DeleteRule = .nullify) {
-        require(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
-        self.init(deleteRule: deleteRule)
-    }
-
-    /// Accepts the empty initial value `nil` or `[]`; relationships start empty.
-    public init<Destination: ManagedObject, Inverse: RelationshipValue>(
-        wrappedValue: Value, inverse: KeyPath<Destination, Inverse>, deleteRule: DeleteRule = .nullify
-    ) {
-        require(wrappedValue._relatedObjects.isEmpty, "a relationship's initial value must be empty (nil or [])")
-        self.init(inverse: inverse, deleteRule: deleteRule)
-    }
-
-    /// Accepts the empty initial value `nil` or `[]`, in SwiftData's
-    /// argument order.
-    public init<Destination: ManagedObject, Inverse: RelationshipValue>(
-        wrappedValue: Value, deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
-    ) {
-        self.init(wrappedValue: wrappedValue, inverse: inverse, deleteRule: deleteRule)
-    }
-
-    @available(*, unavailable, message: "@Relationship is only available on properties of ManagedObject subclasses")
-    public var wrappedValue: Value {
-        get { fatalError("@Relationship is only available on properties of ManagedObject subclasses") }
-        set { fatalError("@Relationship is only available on properties of ManagedObject subclasses") }
-    }
-
-    /// Accessor used by Swift for properties of classes.
-    public static subscript<Object: ManagedObject>(
-        _enclosingInstance object: Object,
-        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
-        storage storageKeyPath: ReferenceWritableKeyPath<Object, Relationship<Value>>
-    ) -> Value {
-        get {
-            if object._needsAccessCheck {
-                object._prepareForRead { fieldOffset(of: storageKeyPath, in: object) }
-                object._observeRead(object, wrappedKeyPath)
-            }
-            let storage = object[keyPath: storageKeyPath].storage
-            return Value._makeValue(object._resolve(storage) { fieldOffset(of: storageKeyPath, in: object) })
-        }
-        set {
-            object._observeWrite(object, wrappedKeyPath) {
-                object._setRelationship(offset: fieldOffset(of: storageKeyPath, in: object), to: newValue._relatedObjects)
-            }
-        }
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        super.init(name: name)
     }
 }
 

@@ -28,13 +28,11 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     /// The root entity of the destination's hierarchy (the destination
     /// itself without a superentity): the SQLite table its rows are in.
     @exclusivity(unchecked) nonisolated(unsafe) var destinationRootEntityName = ""
-    let access: any RelationshipAccess
     /// The Swift type: `Destination?` or `Set<Destination>`.
     let valueType: any RelationshipValue.Type
 
     init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
-         inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
-         access: any RelationshipAccess) {
+         inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule) {
         self.inverseAttributeCount = inverseAttributeCount
         self.name = name
         self.index = index
@@ -46,7 +44,6 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
         self.isToMany = isToMany
         self.inverseIsToMany = inverseIsToMany
         self.deleteRule = deleteRule
-        self.access = access
     }
 
     public var description: String {
@@ -54,58 +51,25 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     }
 }
 
-/// Reads and writes one relationship's destination IDs inside objects.
-protocol RelationshipAccess: Sendable {
-    func storage(of object: ManagedObject) -> RelationshipStorage
-    func setStorage(_ storage: RelationshipStorage, of object: ManagedObject)
-}
-
-/// The ``RelationshipAccess`` of a `Relationship<Value>` at a byte offset.
-struct RelationshipSlot<Value: RelationshipValue>: RelationshipAccess {
-    let offset: Int
-
-    @inline(__always)
-    private func pointer(_ object: ManagedObject) -> UnsafeMutablePointer<Relationship<Value>> {
-        UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-            .advanced(by: offset)
-            .assumingMemoryBound(to: Relationship<Value>.self)
-    }
-
+extension RelationshipDescription {
+    /// The destination IDs in `object`.
     func storage(of object: ManagedObject) -> RelationshipStorage {
-        pointer(object).pointee.storage
+        RelationshipStorage(storeValue: object._currentValue(at: index) ?? .null, isToMany: isToMany)
     }
 
+    /// Sets the destination IDs in `object`, without change tracking or
+    /// inverse upkeep.
     func setStorage(_ storage: RelationshipStorage, of object: ManagedObject) {
-        pointer(object).pointee.storage = storage
+        object._setCurrentValue(storage.storeValue(isToMany: isToMany), at: index)
     }
 }
 
-/// What the model learns from one `@Relationship` field before inverses are resolved.
+/// A relationship as read from its declaration, before its inverse is resolved.
 struct DeclaredRelationship {
     let name: String
     let valueType: any RelationshipValue.Type
-    let offset: Int
     let destinationType: ManagedObject.Type
     let isToMany: Bool
     let deleteRule: DeleteRule
     let inverse: AnyKeyPath?
-    let access: any RelationshipAccess
-}
-
-/// Implemented by ``Relationship`` so the model can describe its fields.
-protocol RelationshipWrapper {
-    static func declare(name: String, offset: Int, prototype: ManagedObject) -> DeclaredRelationship
-}
-
-extension Relationship: RelationshipWrapper {
-    static func declare(name: String, offset: Int, prototype: ManagedObject) -> DeclaredRelationship {
-        let wrapper = UnsafeRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
-            .advanced(by: offset)
-            .assumingMemoryBound(to: Relationship<Value>.self)
-            .pointee
-        return DeclaredRelationship(
-            name: name, valueType: Value.self, offset: offset, destinationType: Value._destinationType, isToMany: Value._isToMany,
-            deleteRule: wrapper.deleteRule, inverse: wrapper.inverse, access: RelationshipSlot<Value>(offset: offset)
-        )
-    }
 }

@@ -13,14 +13,16 @@ extension ManagedObject {
         _access.rawValue != 0
     }
 
-    /// Prepares a property read: records it on a prototype, checks the queue,
-    /// fires a fault.
+    /// Prepares a read of a declared property: checks the queue, fires a
+    /// fault, tells Observation.
     @usableFromInline
-    final func _prepareForRead(_ offset: () -> Int) {
-        if _access.contains(.prototype) {
-            _extras?.recordedOffset = offset()
-            return
-        }
+    final func _prepareForRead(_ declaration: PropertyDeclaration) {
+        _prepareForRead()
+        if _access.contains(.observable) { _registerRead(declaration) }
+    }
+
+    /// Prepares a property read: checks the queue, fires a fault.
+    final func _prepareForRead() {
         guard let context = _contextRef else {
             if _access.contains(.fault) {
                 fatalError("Coherence: cannot read \(Self.entityName) \(objectID): it was invalidated before its values were loaded (its context was reset or its deletion saved)")
@@ -33,12 +35,14 @@ extension ManagedObject {
         }
     }
 
-    /// Prepares a property write at a wrapper's offset. An inserted object
-    /// that no notification announced yet needs no change tracking, so its
-    /// writes skip the property lookup.
+    /// Prepares a write of a declared attribute. An inserted object that
+    /// no notification announced yet needs no change tracking.
     @usableFromInline
-    final func _prepareForWrite(offset: Int) {
-        if _access.contains(.prototype) { return }
+    final func _prepareForWrite(_ declaration: PropertyDeclaration) {
+        let index = declaration.position
+        guard index >= 0 else {
+            fatalError("Coherence: \(Self.entityName).\(declaration.name) was set before any ManagedObjectModel with \(Self.entityName) was built; build the model first")
+        }
         if _lifecycle.contains(.insertionUnannounced), _contextRef != nil {
             if _access.contains(.queueChecked) { _contextRef?._assertOnQueue(touching: self) }
             // The context only when a derived attribute may depend on the
@@ -48,12 +52,9 @@ extension ManagedObject {
             }
             return
         }
-        guard let found = _withEntity({ $0.indexByOffset[offset] }) else {
+        guard _entity != nil else {
             require(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
-        }
-        guard let index = found else {
-            fatalError("Coherence: \(Self.entityName) has no modeled property at offset \(offset)")
         }
         _prepareForWriteAt(index: index, announce: false)
     }
@@ -90,16 +91,6 @@ extension ManagedObject {
         }
     }
 
-    @usableFromInline
-    final func _trapMissingValue(offset: Int) -> Never {
-        if _access.contains(.prototype) {
-            // Only for a type PlaceholderValue cannot make (a Codable type that rejects placeholders).
-            fatalError("Coherence: a key path reaches a required attribute of \(Self.entityName) at offset \(offset) whose type has no placeholder value; give it an initial value to use it in predicates, sort descriptors, derivations and observed key paths")
-        }
-        let name = _entity?.indexByOffset[offset].map { _entity!.propertyName(at: $0) } ?? "attribute"
-        fatalError("Coherence: \(Self.entityName).\(name) was read before it was set; it is declared without an initial value")
-    }
-
     /// The objects a relationship's storage refers to, registered in this
     /// object's context (as faults if not loaded yet).
     final func _resolveIDs(_ ids: Set<ManagedObjectID>) -> [ManagedObject] {
@@ -107,25 +98,17 @@ extension ManagedObject {
         return ids.map { context.object(with: $0) }
     }
 
-    final func _resolve(_ storage: RelationshipStorage, offset: () -> Int) -> [ManagedObject] {
-        switch storage {
-        case .empty: return []
-        case .one(let id): return _contextRef.map { [$0.object(with: id)] } ?? []
-        case .many(let ids): return _resolveIDs(ids)
-        case .fault:
-            guard let context = _contextRef, let entity = _entity, let index = entity.indexByOffset[offset()],
-                  let relationship = entity.relationship(at: index) else { return [] }
+    /// The objects a relationship's value refers to (loading a to-many
+    /// relationship's destinations first if they are not loaded yet).
+    final func _resolve(_ value: StoreValue, index: Int, entity: EntityDescription) -> [ManagedObject] {
+        switch value {
+        case .objectID(let id): return _contextRef.map { [$0.object(with: id)] } ?? []
+        case .objectIDs(let ids): return _resolveIDs(ids)
+        case .toManyFault:
+            guard let context = _contextRef, let relationship = entity.relationship(at: index) else { return [] }
             return _resolveIDs(context._loadToManyFault(of: self, relationship))
+        default: return []
         }
-    }
-
-    /// Sets the relationship at a wrapper's offset, keeping inverses in sync.
-    final func _setRelationship(offset: Int, to objects: [ManagedObject]) {
-        if _access.contains(.prototype) { return }
-        guard let entity = _entity, let index = entity.indexByOffset[offset] else {
-            fatalError("Coherence: insert this \(Self.entityName) into a context before setting its relationships")
-        }
-        _setRelationship(index: index, to: objects)
     }
 
     final func _setRelationship(index: Int, to objects: [ManagedObject]) {
@@ -137,92 +120,17 @@ extension ManagedObject {
         context._setRelationship(of: self, index: index, to: objects)
     }
 
-    // MARK: Prototypes
-
-    final func _becomePrototype() {
-        _flags.becamePrototype()
-        _extras = ObjectExtras()
-    }
-
-    /// The offset of the wrapped property that reading `keyPath` reaches.
-    final func _recordedOffset(reading keyPath: AnyKeyPath) -> Int? {
-        _extras?.recordedOffset = nil
-        _ = self[keyPath: keyPath]
-        return _extras?.recordedOffset
-    }
-
     // MARK: Values in store form
-
-    /// The current value of property `index` in store form; `nil` for an
-    /// attribute without a value (or one whose value cannot be encoded).
-    final func _currentStoreValue(at index: Int, entity: EntityDescription) -> StoreValue? {
-        if let relationship = entity.relationship(at: index) {
-            return relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany)
-        }
-        let slot = entity.attributeSlots[index]
-        if let value = slot.kind.load(at: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()) + slot.storageOffset) {
-            return value
-        }
-        return try? entity.attributes[index].storeValue(of: self)
-    }
 
     /// The committed value of property `index`, if the object has a snapshot.
     final func _committedStoreValue(at index: Int) -> StoreValue? {
         _snapshot?.values[index]
     }
 
-    /// The current values of all properties, in store form.
-    final func _storeValues(entity: EntityDescription) throws -> [StoreValue] {
-        var values: [StoreValue] = []
-        values.reserveCapacity(entity.propertyCount)
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        for (index, slot) in entity.attributeSlots.enumerated() {
-            if let value = slot.kind.load(at: base + slot.storageOffset) {
-                values.append(value ?? .null)
-            } else {
-                values.append(try entity.attributes[index].storeValue(of: self) ?? .null)
-            }
-        }
-        for relationship in entity.relationships {
-            values.append(relationship.access.storage(of: self).storeValue(isToMany: relationship.isToMany))
-        }
-        return values
-    }
-
-    /// Writes store values into the properties, without change tracking.
-    final func _apply(values: Snapshot.Values, entity: EntityDescription) {
-        require(values.count >= entity.propertyCount,
-                     "Coherence: a snapshot of \(entity.name) has \(values.count) values for \(entity.propertyCount) properties")
-        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        let slots = entity.attributeSlots
-        values.withIntegerWords { integers in
-            for index in slots.indices {
-                // Integers kept as words go straight into their storage.
-                let slot = slots[index]
-                if let integer = integers[index], slot.kind.store(integer: integer, at: base + slot.storageOffset) { continue }
-                _apply(values[index], at: index, entity: entity)
-            }
-        }
-        for relationship in entity.relationships {
-            relationship.access.setStorage(
-                RelationshipStorage(storeValue: values[relationship.index], isToMany: relationship.isToMany), of: self)
-        }
-    }
-
-    /// Writes the store value of attribute `index` into its storage, without
-    /// change tracking. Out of line: most fetched values take the integer
-    /// path of ``_apply(values:entity:)``.
-    @inline(never)
-    private final func _apply(_ value: StoreValue, at index: Int, entity: EntityDescription) {
-        let slot = entity.attributeSlots[index]
-        do {
-            if try slot.kind.store(value, at: UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()) + slot.storageOffset) {
-                return
-            }
-            try entity.attributes[index].setStoreValue(value, of: self)
-        } catch {
-            fatalError("Coherence: the store holds a value for \(entity.name).\(entity.attributes[index].name) that cannot be read: \(error)")
-        }
+    /// The current values of all properties, in store form (`.null` for an
+    /// attribute without a value).
+    final func _storeValues(entity: EntityDescription) -> [StoreValue] {
+        (0..<entity.propertyCount).map { _currentValue(at: $0) ?? .null }
     }
 
     /// The Swift form of a store value of property `index`.
@@ -246,24 +154,11 @@ extension ManagedObject {
     @usableFromInline
     final var _anyChange: Int { 0 }
 
-    /// Registers a read of the property `keyPath` with Observation, when
-    /// the object's context takes part in it
-    /// (``ManagedObjectContext/isObservationEnabled``). Called by the
-    /// accessors on their slow path only (`.observable` is one of the flags
-    /// ``_needsAccessCheck`` tests), so that reads of objects nobody can
-    /// observe pay one test. Inlinable, so that the registrar's generic
-    /// `access` is specialized for the entity.
-    @inlinable @inline(__always)
-    final func _observeRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
-        if _access.contains(.observable) { _registerRead(object, keyPath) }
-    }
-
-    /// Tells the object's registrar (made now if it has none) about a read:
-    /// out of line, so that the accessors stay small.
-    @inlinable @inline(never)
-    final func _registerRead<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>) {
+    /// Tells the object's registrar (made now if it has none) about a read
+    /// of a declared property.
+    final func _registerRead(_ declaration: PropertyDeclaration) {
         let box = _observation ?? _makeObservation()
-        box.registrar.access(object, keyPath: keyPath)
+        box.registrar.access(self, keyPath: declaration._observationKey)
         box.registrar.access(self, keyPath: ManagedObject._anyChangeKeyPath)
     }
 
@@ -277,17 +172,6 @@ extension ManagedObject {
         let box = ObservationBox()
         _extrasCreated.observation = box
         return box
-    }
-
-    /// Performs a property write, telling Observation about it. Inlinable,
-    /// so that `write` is inlined where its key path is a literal.
-    @inlinable
-    final func _observeWrite<Object: ManagedObject, Value>(_ object: Object, _ keyPath: KeyPath<Object, Value>, _ write: () -> Void) {
-        if let registrar = _observation?.registrar {
-            registrar.withMutation(of: object, keyPath: keyPath, write)
-        } else {
-            write()
-        }
     }
 
     /// Announces a change made outside the property setters.

@@ -24,12 +24,12 @@ extension ManagedObject {
     /// ``primitiveValue(forKey:)`` give it, `nil` for no value (an optional attribute that is `nil`, a required one
     /// never set, an empty to-one relationship). Fires a fault.
     final func _readProperty(at index: Int, entity: EntityDescription) -> Any? {
-        _prepareForRead { 0 }
+        _prepareForRead()
         if let relationship = entity.relationship(at: index) {
             let objects = _resolveIDs(_contextRef?.relatedIDs(of: self, relationship) ?? [])
             return relationship.isToMany ? Set(objects) : objects.first
         }
-        return entity.attributes[index].access.currentSwiftValue(of: self).flatMap { value in
+        return entity.attributes[index].currentSwiftValue(of: self).flatMap { value in
             // An optional attribute's `nil` is no value.
             if case Optional<Any>.none = value { return nil }
             return value
@@ -72,7 +72,7 @@ extension ManagedObject {
             if _access.contains(.fault) { context._fulfillFault(self) }
         }
         let newValue = value is NSNull ? nil : value
-        guard attribute.access.setSwiftValue(newValue, of: self) else {
+        guard attribute.setSwiftValue(newValue, of: self) else {
             fatalError("Coherence: setPrimitiveValue(_:forKey:) was given a \(type(of: newValue!)) for \(entity.name).\(key), which holds \(attribute.valueType)")
         }
     }

@@ -106,8 +106,8 @@ extension ManagedObject {
 // committed values.
 extension ManagedObject {
     final var _hasChangedValues: Bool {
-        guard let entity = _entity, _hasChangedProperties else { return false }
-        return _changedProperties.contains { _currentStoreValue(at: $0, entity: entity) != _committedStoreValue(at: $0) }
+        guard _entity != nil, _hasChangedProperties else { return false }
+        return _changedProperties.contains { _currentValue(at: $0) != _committedStoreValue(at: $0) }
     }
 
     /// The properties whose values differ from the committed ones, by name.
@@ -123,7 +123,7 @@ extension ManagedObject {
         var result: [String: Any] = [:]
         let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_changedProperties)
         for index in indexes where index >= entity.attributes.count || !entity.attributes[index].isTransient {
-            guard let current = _currentStoreValue(at: index, entity: entity) else { continue }
+            guard let current = _currentValue(at: index) else { continue }
             if !isInserted, current == _committedStoreValue(at: index) { continue }
             result[entity.propertyName(at: index)] = _swiftValue(current, at: index, entity: entity)
         }
@@ -138,7 +138,7 @@ extension ManagedObject {
         guard let entity = _entity else { return [] }
         return _changedProperties.compactMap { index in
             if !includingTransient, index < entity.attributes.count, entity.attributes[index].isTransient { return nil }
-            guard let current = _currentStoreValue(at: index, entity: entity), current != _committedStoreValue(at: index) else { return nil }
+            guard let current = _currentValue(at: index), current != _committedStoreValue(at: index) else { return nil }
             return entity.propertyName(at: index)
         }
     }

@@ -43,24 +43,16 @@ extension ManagedObject {
                 errors.append(.rejected(entity: entity.name, property: key, error: error))
             }
         }
-        // Walked by slot (plain data, no retains); the description only for
-        // types that are not native.
-        for (index, slot) in entity.attributeSlots.enumerated() where !slot.isDerived {
-            if slot.kind.native != nil {
-                // The native types, read without looking up generic metadata.
-                guard case .some(var value) = slot.swiftValue(in: self) else { continue }
-                validate(index, &value)
-            } else if let read = entity.attributes[index].access.currentSwiftValue(of: self) {
-                var value: Any? = read
-                if case Optional<Any>.none = read { value = nil }
-                validate(index, &value)
-            }
+        for attribute in entity.attributes where !attribute.isDerived {
+            guard let stored = _currentValue(at: attribute.index) else { continue }
+            var value: Any? = stored == .null ? nil : try? attribute.access.swiftValue(stored)
+            validate(attribute.index, &value)
         }
         // Relationships whose destinations are loaded; of a saved object,
         // only the changed ones (the others were valid when saved, and
         // reading a to-many makes an object of each destination).
         let changed = isInserted ? nil : _changedProperties
-        for relationship in entity.relationships where relationship.access.storage(of: self).loadedIDs != nil {
+        for relationship in entity.relationships where relationship.storage(of: self).loadedIDs != nil {
             if let changed, !changed.contains(relationship.index) { continue }
             var value = _readProperty(at: relationship.index, entity: entity)
             validate(relationship.index, &value)
@@ -72,26 +64,13 @@ extension ManagedObject {
     /// another context or to deleted objects.
     final func _graphErrors(in context: ManagedObjectContext, into errors: inout [ValidationError]) {
         guard let entity = _entity else { return }
-        for (index, slot) in entity.attributeSlots.enumerated() {
-            if let isSet = slot.isSet(in: self) {
-                if !isSet {
-                    errors.append(.missingValue(entity: entity.name, property: entity.attributes[index].name))
-                } else if slot.kind.native?.mayBeNaN == true, case .some(.some(let value)) = slot.swiftValue(in: self),
-                          StoreValue.isNaN(value) {
-                    errors.append(.invalidValue(entity: entity.name, property: entity.attributes[index].name, reason: StoreValue.notANumber))
-                }
+        for attribute in entity.attributes {
+            guard let stored = _currentValue(at: attribute.index) else {
+                errors.append(.missingValue(entity: entity.name, property: attribute.name))
                 continue
             }
-            let attribute = entity.attributes[index]
-            do {
-                let stored = try attribute.storeValue(of: self)
-                if stored == nil {
-                    errors.append(.missingValue(entity: entity.name, property: attribute.name))
-                } else if stored?.isNaN == true {
-                    errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: StoreValue.notANumber))
-                }
-            } catch {
-                errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: "\(error)"))
+            if stored.isNaN {
+                errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: StoreValue.notANumber))
             }
         }
         for (index, destination) in _foreignTargets.sorted(by: { $0.key < $1.key }) {
@@ -99,7 +78,7 @@ extension ManagedObject {
                                                     destination: destination))
         }
         for relationship in entity.relationships {
-            guard let ids = relationship.access.storage(of: self).loadedIDs else { continue }
+            guard let ids = relationship.storage(of: self).loadedIDs else { continue }
             for id in ids {
                 guard let destination = context.registered[id], destination.isDeleted else { continue }
                 errors.append(.danglingReference(entity: entity.name, property: relationship.name,

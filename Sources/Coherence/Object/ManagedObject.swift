@@ -47,6 +47,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     @exclusivity(unchecked) final var _entity: EntityDescription?
     /// The last committed values, shared with the store's row cache.
     @exclusivity(unchecked) final var _snapshot: Snapshot?
+    /// Where the current values not written since come from (see
+    /// `ManagedObject+Values.swift`); usually the same as `_snapshot`.
+    @exclusivity(unchecked) @usableFromInline final var _base: Snapshot?
+    /// The values written since `_base`, in store form, by property index:
+    /// `nil` for a value `_base` holds, `.some(nil)` for no value.
+    @exclusivity(unchecked) @usableFromInline final var _values: ContiguousArray<StoreValue??> = []
     /// Which of the first 32 properties were written since the last save
     /// and since the last notification (see `ManagedObject+Tracking.swift`).
     @exclusivity(unchecked) final var _changes = InlineChangeMasks()
@@ -294,7 +300,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
             fatalError("Coherence: cannot set \(entity.name).\(key): the property is derived; Coherence keeps it current")
         }
         _prepareForWriteAt(index: index)
-        guard attribute.access.setSwiftValue(value is NSNull ? nil : value, of: self) else {
+        guard attribute.setSwiftValue(value is NSNull ? nil : value, of: self) else {
             fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
         }
     }

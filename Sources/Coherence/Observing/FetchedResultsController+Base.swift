@@ -241,7 +241,7 @@ public class AnyFetchedResultsController {
         guard !refreshing.isEmpty else { return }
         let context = managedObjectContext
         let targets = refreshing.compactMap { relationship -> ObjectIdentifier? in
-            guard let id = relationship.access.storage(of: object).loadedIDs?.first else { return nil }
+            guard let id = relationship.storage(of: object).loadedIDs?.first else { return nil }
             let destination = context.object(with: id)
             destinations[ObjectIdentifier(destination)] = destination
             return ObjectIdentifier(destination)

@@ -97,11 +97,7 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         var name: String?
         if let keyPath = sectionNameKeyPath {
             sectionKey = .name { object in unsafeDowncast(object, to: Result.self)[keyPath: keyPath] }
-            // Finding the attribute reads the key path on the entity's
-            // prototype, which traps if it reaches an attribute the prototype
-            // has no value for: only look when there is none.
-            if entity.prototypeHasEveryValue,
-               let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count {
+            if let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count {
                 name = entity.attributes[index].name
             } else {
                 name = String(describing: keyPath)
@@ -166,14 +162,14 @@ public final class FetchedResultsController<Result: ManagedObject>: AnyFetchedRe
         descriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath else { return { _ in .none } }
             let viaKeyPath: (Result) -> SortValue = { SortValue($0[keyPath: keyPath] as Any) }
-            guard entity.prototypeHasEveryValue, let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
+            guard let index = entity.propertyIndex(for: keyPath), index < entity.attributes.count,
                   SortValue.sortsByStoreValue(entity.attributes[index].attributeType) else {
                 return viaKeyPath
             }
             let attribute = entity.attributes[index]
             return { object in
-                if object._needsAccessCheck { object._prepareForRead { attribute.storageOffset } }
-                guard let value = try? attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value) else {
+                if object._needsAccessCheck { object._prepareForRead() }
+                guard let value = attribute.storeValue(of: object), let sortValue = SortValue(storeValue: value) else {
                     return viaKeyPath(object)
                 }
                 return sortValue

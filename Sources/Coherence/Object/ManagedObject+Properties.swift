@@ -1,0 +1,65 @@
+import Foundation
+import Observation
+
+// The accessors the property macros generate call these: `get` calls
+// `_read(__Coherence_title.declaration)`, `set` calls
+// `_write(__Coherence_title.declaration, newValue)`. Inlinable, so that the
+// accessor of a loaded object in a release build is: a load of the
+// declaration's position, a test of the object's access flags, a load from
+// the buffer or the snapshot (`_currentValue(at:)`), and the conversion
+// specialized for the property's type.
+extension ManagedObject {
+    /// Reads an attribute (or a derived one). For the `@Attribute` and
+    /// `@Derived` macros; not for your code.
+    @inlinable
+    public final func _read<Value>(_ declaration: AttributeDeclaration<Value>) -> Value {
+        let index = declaration.position
+        if _needsAccessCheck { _prepareForRead(declaration) }
+        return declaration.decode(_currentValue(at: index), object: self)
+    }
+
+    /// Writes an attribute. For the `@Attribute` macro; not for your code.
+    @inlinable
+    public final func _write<Value>(_ declaration: AttributeDeclaration<Value>, _ newValue: Value) {
+        let index = declaration.position
+        _prepareForWrite(declaration)
+        let stored = declaration.encode(newValue, object: self)
+        if let box = _observation {
+            box.registrar.withMutation(of: self, keyPath: declaration._observationKey) { _setCurrentValue(stored, at: index) }
+        } else {
+            _setCurrentValue(stored, at: index)
+        }
+    }
+
+    /// Reads a relationship. For the `@Relationship` macro; not for your code.
+    public final func _read<Value>(_ declaration: RelationshipDeclaration<Value>) -> Value {
+        if _needsAccessCheck { _prepareForRead(declaration) }
+        guard let entity = _entity else {
+            // Never inserted: no relationship can have been set.
+            return Value._makeValue([])
+        }
+        let index = entity.attributes.count + declaration.position
+        return Value._makeValue(_resolve(_currentValue(at: index) ?? .null, index: index, entity: entity))
+    }
+
+    /// Writes a relationship, keeping its inverse in step. For the
+    /// `@Relationship` macro; not for your code.
+    public final func _write<Value>(_ declaration: RelationshipDeclaration<Value>, _ newValue: Value) {
+        guard let entity = _entity else {
+            fatalError("Coherence: insert this \(Self.entityName) into a context before setting its relationship \(declaration.name)")
+        }
+        let index = entity.attributes.count + declaration.position
+        if let box = _observation {
+            box.registrar.withMutation(of: self, keyPath: declaration._observationKey) {
+                _setRelationship(index: index, to: newValue._relatedObjects)
+            }
+        } else {
+            _setRelationship(index: index, to: newValue._relatedObjects)
+        }
+    }
+
+    /// The entity's name for error messages: the object's entity if it has
+    /// one, otherwise its class's.
+    @usableFromInline
+    final var entityNameForMessages: String { _entity?.name ?? Self.entityName }
+}
