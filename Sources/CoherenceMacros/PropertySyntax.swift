@@ -11,6 +11,8 @@ struct PropertySyntax {
     let name: String
     let type: TypeSyntax?
     let initializer: ExprSyntax?
+    /// The initial value where it is written, for diagnostics.
+    let initializerNode: ExprSyntax?
     let className: String
     let arguments: LabeledExprListSyntax?
 
@@ -44,6 +46,7 @@ struct PropertySyntax {
         name = identifier.identifier.text
         type = binding.typeAnnotation?.type.trimmed
         initializer = binding.initializer?.value.trimmed
+        initializerNode = binding.initializer?.value
         self.className = className
         if case .argumentList(let list) = attribute.arguments { arguments = list } else { arguments = nil }
     }

@@ -16,6 +16,10 @@ public struct RelationshipMacro: AccessorMacro, PeerMacro {
         guard let type = property.type else {
             throw MacroError.at(declaration, "@Relationship var \(property.name) needs its type written: `Server?` or `Set<FeedItem>`")
         }
+        if let initializer = property.initializer, !initializer.is(NilLiteralExprSyntax.self),
+           initializer.as(ArrayExprSyntax.self)?.elements.isEmpty != true {
+            throw MacroError.at(property.initializerNode ?? initializer, "@Relationship var \(property.name) starts empty: its initial value can only be `nil` or `[]`")
+        }
         let call = "Coherence.RelationshipDeclaration<\(type)>(\(property.argumentList(adding: [("name", "\"\(property.name)\"")])))"
         return Peers.make(property, declarationProtocol: "RelationshipDeclaring", declaration: call)
     }

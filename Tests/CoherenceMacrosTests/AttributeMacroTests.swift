@@ -1,3 +1,6 @@
+@testable import CoherenceMacros
+import SwiftSyntax
+import SwiftSyntaxBuilder
 import Testing
 
 /// What `@Attribute` expands to, for the declaration shapes README, the
@@ -6,7 +9,8 @@ import Testing
 @Suite("@Attribute expansion")
 struct AttributeMacroTests {
     /// `@Attribute var name = ""`: the type comes from the initial value
-    /// (kept legal by an `init` accessor), which becomes the default value.
+    /// (kept legal by an `init` accessor), which becomes the default value;
+    /// a literal is passed as a constant, encoded once.
     @Test func anUntypedAttributeKeepsItsInitialValueAsTheDefault() {
         expectExpansion(
             """
@@ -33,9 +37,7 @@ struct AttributeMacroTests {
                 private var _name = Coherence.PropertyField<__Coherence_name>()
 
                 enum __Coherence_name: Coherence.AttributeDeclaring {
-                    static let declaration = Coherence.AttributeDeclaration(name: "name", default: {
-                            ""
-                        })
+                    static let declaration = Coherence.AttributeDeclaration(name: "name", constant: "")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
                         func make<Root: Server & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
                             \\Root.name
@@ -77,9 +79,7 @@ struct AttributeMacroTests {
                 private var _wheels = Coherence.PropertyField<__Coherence_wheels>()
 
                 enum __Coherence_wheels: Coherence.AttributeDeclaring {
-                    static let declaration = Coherence.AttributeDeclaration<Int>(.transient, name: "wheels", default: {
-                            4
-                        })
+                    static let declaration = Coherence.AttributeDeclaration<Int>(.transient, name: "wheels", constant: 4)
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
                         func make<Root: Vehicle & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
                             \\Root.wheels
@@ -118,7 +118,7 @@ struct AttributeMacroTests {
                 private var _link = Coherence.PropertyField<__Coherence_link>()
 
                 enum __Coherence_link: Coherence.AttributeDeclaring {
-                    static let declaration = Coherence.AttributeDeclaration<URL>(name: "link", default: nil)
+                    static let declaration = Coherence.AttributeDeclaration<URL>(name: "link")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
                         func make<Root: FeedItem & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
                             \\Root.link
@@ -131,5 +131,18 @@ struct AttributeMacroTests {
                 }
             }
             """)
+    }
+
+    /// An initial value that is not a literal is computed for each new
+    /// object, as a stored property's initial value is; literals (numbers,
+    /// strings without interpolation, `nil`, enumeration cases, arrays and
+    /// dictionaries of literals) are constants.
+    @Test(arguments: [
+        ("UUID()", false), ("Date.now", false), ("\"a\\(1)\"", false), ("[\"a\", b]", false),
+        ("-1.5", true), ("\"plain\"", true), (".draft", true), ("[1, 2]", true), ("[\"a\": 1]", true), ("nil", true), ("true", true),
+    ])
+    func initialValuesAreConstantOnlyWhenLiteral(initializer: String, isConstant: Bool) {
+        let syntax = ExprSyntax(stringLiteral: initializer)
+        #expect(InitialValue.isLiteral(syntax) == isConstant, "\(initializer)")
     }
 }

@@ -14,6 +14,7 @@ struct MacroDiagnosticTests {
         ("final class A<T>: ManagedObject {\n    @Attribute var name = \"\"\n}", "A is generic", 2, 5),
         ("final class A: ManagedObject {\n    @Attribute var name\n}", "needs a type or an initial value", 2, 5),
         ("final class A: ManagedObject {\n    @Relationship var items = []\n}", "needs its type written", 2, 5),
+        ("final class A: ManagedObject {\n    @Relationship var items: Set<B> = [b]\n}", "can only be `nil` or `[]`", 2, 39),
         ("final class A: ManagedObject {\n    @Derived(count: \\A.items) var count: Int = 0\n}", "has no initial value: Coherence computes it", 2, 5),
     ])
     func misuseIsAnError(source: String, message: String, line: Int, column: Int) {

@@ -16,8 +16,11 @@ struct QueueConfinementTests {
             .appending(path: "checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap")
         let file = TestFiles.newURL("Confinement.swift")
         try source.write(to: file, atomically: true, encoding: .utf8)
+        // The property macros' plugin, built beside the tests.
+        let macros = build.appending(path: "CoherenceMacros-tool")
         let arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules.path,
-                         "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)", file.path]
+                         "-Xcc", "-fmodule-map-file=\(sqliteModuleMap.path)",
+                         "-load-plugin-executable", "\(macros.path)#CoherenceMacros", file.path]
         return try ShellCommand.run(arguments.map(ShellCommand.quoted).joined(separator: " "))
     }
 
