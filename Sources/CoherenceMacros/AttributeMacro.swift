@@ -7,7 +7,8 @@ import SwiftSyntaxMacros
 public struct AttributeMacro: AccessorMacro, PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
-        let property = try PropertySyntax(declaration, attribute: node, macro: "Attribute", in: context)
+        // Misuse is reported once, by the peer expansion.
+        guard let property = try? PropertySyntax(declaration, attribute: node, macro: "Attribute", in: context) else { return [] }
         return Accessors.readWrite(property)
     }
 

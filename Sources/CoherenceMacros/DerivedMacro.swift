@@ -5,7 +5,8 @@ import SwiftSyntaxMacros
 public struct DerivedMacro: AccessorMacro, PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
-        let property = try PropertySyntax(declaration, attribute: node, macro: "Derived", in: context)
+        // Misuse is reported once, by the peer expansion.
+        guard let property = try? PropertySyntax(declaration, attribute: node, macro: "Derived", in: context) else { return [] }
         return ["get { _read(\(raw: property.declarationType).declaration) }"]
     }
 

@@ -48,7 +48,7 @@ enum Peers {
             enum \(raw: type): Coherence.\(raw: declarationProtocol) {
                 static let declaration = \(raw: declaration)
                 static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                    func make<Root: \(raw: root) & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath { \\Root.\(raw: property.name) }
+                    func make<__CoherenceRoot: \(raw: root) & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath { \\__CoherenceRoot.\(raw: property.spelling) }
                     guard let opened = type as? any (\(raw: root) & Coherence._EntityClass).Type else { return nil }
                     return make(opened)
                 }

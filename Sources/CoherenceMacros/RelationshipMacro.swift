@@ -6,7 +6,8 @@ import SwiftSyntaxMacros
 public struct RelationshipMacro: AccessorMacro, PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
-        let property = try PropertySyntax(declaration, attribute: node, macro: "Relationship", in: context)
+        // Misuse is reported once, by the peer expansion.
+        guard let property = try? PropertySyntax(declaration, attribute: node, macro: "Relationship", in: context) else { return [] }
         return Accessors.readWrite(property)
     }
 

@@ -39,8 +39,8 @@ struct AttributeMacroTests {
                 enum __Coherence_name: Coherence.AttributeDeclaring {
                     static let declaration = Coherence.AttributeDeclaration(name: "name", constant: "")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: Server & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.name
+                        func make<__CoherenceRoot: Server & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.name
                         }
                         guard let opened = type as? any (Server & Coherence._EntityClass).Type else {
                             return nil
@@ -81,8 +81,8 @@ struct AttributeMacroTests {
                 enum __Coherence_wheels: Coherence.AttributeDeclaring {
                     static let declaration = Coherence.AttributeDeclaration<Int>(.transient, name: "wheels", constant: 4)
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: Vehicle & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.wheels
+                        func make<__CoherenceRoot: Vehicle & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.wheels
                         }
                         guard let opened = type as? any (Vehicle & Coherence._EntityClass).Type else {
                             return nil
@@ -120,8 +120,8 @@ struct AttributeMacroTests {
                 enum __Coherence_link: Coherence.AttributeDeclaring {
                     static let declaration = Coherence.AttributeDeclaration<URL>(name: "link")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: FeedItem & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.link
+                        func make<__CoherenceRoot: FeedItem & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.link
                         }
                         guard let opened = type as? any (FeedItem & Coherence._EntityClass).Type else {
                             return nil

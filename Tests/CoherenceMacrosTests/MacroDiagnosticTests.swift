@@ -14,6 +14,11 @@ struct MacroDiagnosticTests {
         ("final class A<T>: ManagedObject {\n    @Attribute var name = \"\"\n}", "A is generic", 2, 5),
         ("final class A: ManagedObject {\n    @Attribute var name\n}", "needs a type or an initial value", 2, 5),
         ("final class A: ManagedObject {\n    @Relationship var items = []\n}", "needs its type written", 2, 5),
+        ("final class A: ManagedObject {\n    @Attribute lazy var name = \"\"\n}", "cannot be lazy", 2, 16),
+        ("final class A: ManagedObject {\n    @Relationship weak var b: B?\n}", "cannot be weak", 2, 19),
+        ("final class A: B {\n    @Attribute override var name = \"\"\n}", "cannot be override", 2, 16),
+        ("final class A: ManagedObject {\n    @Attribute var name = Self.initial\n}", "write A instead of Self", 2, 27),
+        ("enum Outer<T> {\n    final class A: ManagedObject {\n        @Attribute var name = \"\"\n    }\n}", "Outer is generic", 2, 9), // (swift-syntax's test harness counts a nested class's lines from its own)
         ("final class A: ManagedObject {\n    @Relationship var items: Set<B> = [b]\n}", "can only be `nil` or `[]`", 2, 39),
         ("final class A: ManagedObject {\n    @Derived(count: \\A.items) var count: Int = 0\n}", "has no initial value: Coherence computes it", 2, 5),
     ])
@@ -26,5 +31,6 @@ struct MacroDiagnosticTests {
         let diagnostics = failures.joined(separator: "\n").split(separator: "\n").filter { $0.contains(message) }
         #expect(!diagnostics.isEmpty, "a diagnostic says \(message)")
         #expect(diagnostics.allSatisfy { $0.hasPrefix("\(line):\(column): ") }, "at \(line):\(column): \(diagnostics)")
+        #expect(diagnostics.count == 1, "reported once: \(diagnostics)")
     }
 }

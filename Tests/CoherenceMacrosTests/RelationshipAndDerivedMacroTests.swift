@@ -29,8 +29,8 @@ struct RelationshipAndDerivedMacroTests {
                 enum __Coherence_feedItems: Coherence.RelationshipDeclaring {
                     static let declaration = Coherence.RelationshipDeclaration<Set<FeedItem>>(inverse: \\FeedItem.server, deleteRule: .cascade, name: "feedItems")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: Server & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.feedItems
+                        func make<__CoherenceRoot: Server & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.feedItems
                         }
                         guard let opened = type as? any (Server & Coherence._EntityClass).Type else {
                             return nil
@@ -67,8 +67,8 @@ struct RelationshipAndDerivedMacroTests {
                 enum __Coherence_books: Coherence.RelationshipDeclaring {
                     static let declaration = Coherence.RelationshipDeclaration<Set<Book>>(deleteRule: .cascade, inverse: \\Book.shelf, name: "books")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: Shelf & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.books
+                        func make<__CoherenceRoot: Shelf & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.books
                         }
                         guard let opened = type as? any (Shelf & Coherence._EntityClass).Type else {
                             return nil
@@ -105,8 +105,8 @@ struct RelationshipAndDerivedMacroTests {
                             $0.read == false
                         }, name: "unreadCount")
                     static func keyPath(rootedAt type: AnyClass) -> AnyKeyPath? {
-                        func make<Root: Server & Coherence._EntityClass>(_: Root.Type) -> AnyKeyPath {
-                            \\Root.unreadCount
+                        func make<__CoherenceRoot: Server & Coherence._EntityClass>(_: __CoherenceRoot.Type) -> AnyKeyPath {
+                            \\__CoherenceRoot.unreadCount
                         }
                         guard let opened = type as? any (Server & Coherence._EntityClass).Type else {
                             return nil

@@ -78,6 +78,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// without one. Initial values computed for each object are filled in
     /// at insertion.
     let initialValues: ContiguousArray<StoreValue??>
+    /// The attributes whose initial value is computed for each new object.
+    let computedInitialValues: [Int]
 
     /// The ``Derived`` properties of this entity.
     let derivations: [DerivationDescription]
@@ -114,6 +116,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         indexByName = byName
         initialValues = ContiguousArray(attributes.map { .some($0.defaultValue) }
             + relationships.map { .some($0.isToMany ? .objectIDs([]) : .null) })
+        computedInitialValues = attributes.filter { $0.makeInitialValue != nil }.map(\.index)
         superentity?._subentities.append(WeakEntity(entity: self))
     }
 

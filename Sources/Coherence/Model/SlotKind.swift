@@ -24,6 +24,28 @@ struct SlotKind: Sendable {
         isOptional = found?.isOptional ?? false
     }
 
+    /// The Swift value of a store value of a native type (the wrapped
+    /// value for an optional type), boxed, without the codec; `nil` for a
+    /// type that is not native, `.null`, or a value of another kind.
+    func box(_ value: StoreValue) -> Any? {
+        switch (native, value) {
+        case (.bool, .bool(let bool)): bool
+        case (.int, .integer(let integer)): Int(exactly: integer)
+        case (.int16, .integer(let integer)): Int16(exactly: integer)
+        case (.int32, .integer(let integer)): Int32(exactly: integer)
+        case (.int64, .integer(let integer)): integer
+        case (.double, .double(let double)): double
+        case (.float, .double(let double)): Float(double)
+        case (.string, .string(let string)): string
+        case (.date, .date(let date)): date
+        case (.data, .data(let data)): data
+        case (.uuid, .uuid(let uuid)): uuid
+        case (.url, .url(let url)): url
+        case (.decimal, .decimal(let decimal)): decimal
+        default: nil
+        }
+    }
+
     private static let natives: [ObjectIdentifier: (native: Native, isOptional: Bool)] = {
         let types: [(Any.Type, Any.Type, Native)] = [
             (Bool.self, Bool?.self, .bool), (Int.self, Int?.self, .int), (Int16.self, Int16?.self, .int16),

@@ -45,7 +45,7 @@ extension ManagedObject {
         }
         for attribute in entity.attributes where !attribute.isDerived {
             guard let stored = _currentValue(at: attribute.index) else { continue }
-            var value: Any? = stored == .null ? nil : try? attribute.access.swiftValue(stored)
+            var value: Any? = stored == .null ? nil : attribute.slotKind.box(stored) ?? (try? attribute.access.swiftValue(stored))
             validate(attribute.index, &value)
         }
         // Relationships whose destinations are loaded; of a saved object,

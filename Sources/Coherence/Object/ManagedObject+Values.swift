@@ -1,8 +1,8 @@
 // An object's property values live outside it: in a snapshot (`_base`,
 // shared with the store's row cache) and in a buffer of the values written
 // since (`_values`), in store form. A fault has neither; a loaded object
-// that nothing changed has only its snapshot; an inserted object has only
-// its buffer.
+// that nothing changed has only its snapshot; an inserted object reads its
+// entity's initial values until it writes (or computes) its own.
 //
 // `_base` is where the current values come from, `_snapshot` the last
 // committed values (used for change tracking, conflicts and
@@ -22,15 +22,15 @@ extension ManagedObject {
     @usableFromInline
     final func _currentValue(at index: Int) -> StoreValue? {
         if index < _values.count, let buffered = _values[index] { return buffered }
-        guard let base = _base else { return nil }
+        guard let base = _base else { return _initialValue(at: index) }
         return base.values[index]
     }
 
-    /// Whether property `index` has a value (a required attribute declared
-    /// without an initial value has none until set).
-    final func _hasValue(at index: Int) -> Bool {
-        if index < _values.count, let buffered = _values[index] { return buffered != nil }
-        return _base != nil
+    /// The value of property `index` of an object without a snapshot: its
+    /// entity's initial value (none before the object is inserted).
+    private final func _initialValue(at index: Int) -> StoreValue? {
+        guard let entity = _entity, index >= 0, index < entity.initialValues.count else { return nil }
+        return entity.initialValues[index] ?? nil
     }
 
     /// Sets the current value of property `index`, without change tracking;
@@ -53,37 +53,25 @@ extension ManagedObject {
         _values = []
     }
 
-    /// Sets every current value from `values` (one per property, in order),
-    /// without change tracking.
-    final func _setCurrentValues(_ values: [StoreValue]) {
-        _base = nil
-        _values = ContiguousArray(values.map { BufferedValue.some(.some($0)) })
-    }
-
     /// Forgets every value: what turning into a fault does.
     final func _clearCurrentValues() {
         _base = nil
         _values = []
     }
 
-    /// The current values of an inserted object, from its entity's initial
-    /// values (an initial value written as a literal is encoded once, any
-    /// other is evaluated for each object, as a stored property's initial
-    /// value is); values set before the insertion stay.
+    /// Prepares an inserted object's values: it reads its entity's initial
+    /// values (``EntityDescription/initialValues``) until it writes its own,
+    /// so that inserting copies nothing; an initial value computed for each
+    /// object (`UUID()`) is computed now. Values set before the insertion
+    /// stay.
     final func _setInitialValues(entity: EntityDescription) {
-        var values = entity.initialValues
-        for (position, attribute) in entity.attributes.enumerated() {
-            if position < _values.count, let written = _values[position] {
-                values[position] = written
-            } else if let make = attribute.makeInitialValue {
-                do {
-                    values[position] = .some(try make())
-                } catch {
-                    fatalError("Coherence: the initial value of \(entity.name).\(attribute.name) cannot be stored: \(error)")
-                }
+        _base = nil
+        for index in entity.computedInitialValues where index >= _values.count || _values[index] == nil {
+            do {
+                _setCurrentValue(try entity.attributes[index].makeInitialValue!(), at: index)
+            } catch {
+                fatalError("Coherence: the initial value of \(entity.name).\(entity.attributes[index].name) cannot be stored: \(error)")
             }
         }
-        _base = nil
-        _values = values
     }
 }

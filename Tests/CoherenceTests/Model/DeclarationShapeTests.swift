@@ -1,0 +1,61 @@
+import Coherence
+import Foundation
+import Testing
+
+/// A class named like a generic parameter (the macros name theirs
+/// `__CoherenceRoot`), with a property whose name needs backticks, an
+/// implicitly unwrapped optional, initial values computed for each object
+/// and relationships declared with their (empty) initial values.
+final class Root: ManagedObject {
+    @Attribute var `default` = 0
+    @Attribute var nickname: String!
+    @Attribute var identifier = UUID()
+    @Attribute var tags: [String] = []
+    @Relationship var leaves: Set<Leaf> = []
+}
+
+final class Leaf: ManagedObject {
+    @Relationship(inverse: \Root.leaves) var root: Root? = nil
+}
+
+/// The declaration shapes the property macros must expand, compiled and used
+/// on every store (the expansion tests check the generated text; these check
+/// that it compiles and means what it says).
+@Suite("Declaration shapes")
+struct DeclarationShapeTests {
+    @Test(arguments: StoreKind.allCases) func unusualDeclarationsWork(store kind: StoreKind) throws {
+        let description = try kind.makeDescription()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Root.self, Leaf.self]))
+        try coordinator.addPersistentStore(description)
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let first = Root(context: context), second = Root(context: context)
+            // `UUID()` is evaluated for each inserted object, a literal once.
+            #expect(first.identifier != second.identifier)
+            #expect(first.default == 0)
+            #expect(first.nickname == nil)
+            #expect(first.tags.isEmpty)
+            first.default = 3
+            first.nickname = "fern"
+            first.tags = ["a", "b"]
+            let leaf = Leaf(context: context)
+            #expect(leaf.root == nil)
+            leaf.root = first
+            #expect(first.leaves == [leaf])
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try reader.performAndWait {
+            // The backticked property in a key path and a predicate.
+            let found = try reader.fetch(FetchRequest<Root>(predicate: #Predicate { $0.default == 3 }))
+            #expect(found.count == 1)
+            let root = try #require(found.first)
+            #expect(root.nickname == "fern")
+            #expect(root.tags == ["a", "b"])
+            #expect(root.leaves.count == 1)
+            let sorted = try reader.fetch(FetchRequest<Root>(sortBy: [SortDescriptor(\.default, order: .reverse)]))
+            #expect(sorted.map(\.default) == [3, 0])
+            #expect(root.entity.attribute(named: "default")?.defaultValue == .integer(0))
+        }
+    }
+}
