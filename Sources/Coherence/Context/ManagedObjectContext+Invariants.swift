@@ -25,7 +25,8 @@
 /// 5. The changed list holds each object at most once, exactly the objects
 ///    whose `changed` list flag is set, and every object with written
 ///    properties since the last save.
-/// 6. A fault has no written properties.
+/// 6. A fault has no written properties and no values of its own (its
+///    change buffer is empty: it reads nothing until it fires).
 ///
 /// **Complexity:** O(registered objects + tracked objects).
 extension ManagedObjectContext {
@@ -73,6 +74,7 @@ extension ManagedObjectContext {
                    object, "does not carry the context's registration flags \(flags.rawValue): \(object._access.rawValue)")
             if object._access.contains(.fault) {
                 expect(!object._hasChangedProperties, object, "is a fault with written properties")
+                expect(object._values.isEmpty, object, "is a fault with values in its change buffer")
             }
         }
     }

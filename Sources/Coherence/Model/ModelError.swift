@@ -17,11 +17,6 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A fetch index (``ManagedObject/indexes``) names something that is not
     /// an attribute of the entity, or nothing.
     case invalidIndex(entity: String, property: String, reason: String)
-    /// The options given to ``Attribute`` initializers (`@Attribute(.transient)`)
-    /// cannot be matched with the entity's attributes: an initializer with
-    /// options ran for a wrapper outside a property declaration (in an
-    /// `init`, for example). Declare options on the property itself.
-    case invalidAttributeOptions(entity: String, reason: String)
     /// A uniqueness constraint (``ManagedObject/uniquenessConstraints``)
     /// names something that is not a stored, settable attribute, or nothing.
     case invalidUniquenessConstraint(entity: String, property: String, reason: String)
@@ -57,8 +52,6 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity): its superclass \(superentity) is not in the model; list it too, as the parent entity"
         case .conflictingSubentityProperty(let entity, let property, let reason):
             "\(entity).\(property): \(reason); entities of one hierarchy share a table, so rename one of them"
-        case .invalidAttributeOptions(let entity, let reason):
-            "\(entity): cannot match attribute options with attributes: \(reason)"
         }
     }
 }

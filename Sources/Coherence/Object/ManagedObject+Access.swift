@@ -2,10 +2,11 @@ import Foundation
 import Observation
 
 // The machinery behind property reads and writes: faulting, change tracking
-// and the debug-time queue check. Used by `Attribute` and `Relationship`.
+// and the debug-time queue check. Used by the property accessors the
+// macros generate (`ManagedObject+Properties.swift`).
 extension ManagedObject {
-    /// Whether a read must take the slow path: for faults, invalidated
-    /// objects and prototypes, for objects of a context that takes part in
+    /// Whether a read must take the slow path: for faults and invalidated
+    /// objects, for objects of a context that takes part in
     /// Observation, and for every object while the concurrency check is on
     /// (``ConcurrencyDebug``).
     @usableFromInline

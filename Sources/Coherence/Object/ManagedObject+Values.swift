@@ -38,9 +38,13 @@ extension ManagedObject {
     @usableFromInline
     final func _setCurrentValue(_ value: StoreValue?, at index: Int) {
         if index >= _values.count {
+            // One allocation, sized for every property, on the first write.
             let count = max(index + 1, _entity?.propertyCount ?? 0)
-            _values.reserveCapacity(count)
-            _values.append(contentsOf: repeatElement(nil, count: count - _values.count))
+            if _values.isEmpty {
+                _values = ContiguousArray(repeating: nil, count: count)
+            } else {
+                _values.append(contentsOf: repeatElement(nil, count: count - _values.count))
+            }
         }
         _values[index] = .some(value)
     }

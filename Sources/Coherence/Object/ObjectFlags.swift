@@ -47,11 +47,6 @@ struct ObjectFlags {
         if isOn { access.formUnion(flag) } else { access.subtract(flag) }
     }
 
-    /// Made to record which property a key path reads, for the model.
-    mutating func becamePrototype() {
-        access.insert(.prototype)
-    }
-
     // MARK: Values
 
     /// Its values were loaded from its snapshot.

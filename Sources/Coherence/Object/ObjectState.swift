@@ -7,8 +7,6 @@ struct AccessState: OptionSet, Sendable {
     @inlinable static var fault: AccessState { AccessState(rawValue: 1 << 0) }
     /// The object no longer belongs to a context.
     @inlinable static var invalidated: AccessState { AccessState(rawValue: 1 << 1) }
-    /// A model-building prototype: reads record which property was read.
-    @inlinable static var prototype: AccessState { AccessState(rawValue: 1 << 2) }
     /// The concurrency check is on (``ConcurrencyDebug``): every access
     /// takes the checked path, release builds included.
     @inlinable static var queueChecked: AccessState { AccessState(rawValue: 1 << 3) }
@@ -183,8 +181,7 @@ struct InlineChangeMasks {
 /// What an object needs only sometimes, allocated on first need and kept
 /// while the object lives: its Observation registrar (made on its first read
 /// while its context takes part in Observation), the change masks of its properties from the
-/// 33rd on, relationships assigned objects of another context, and a
-/// prototype's last read. Touched only on the context's queue, by calls that
+/// 33rd on, and relationships assigned objects of another context. Touched only on the context's queue, by calls that
 /// never overlap: its fields skip run-time exclusivity checks.
 @usableFromInline
 final class ObjectExtras {
@@ -198,8 +195,6 @@ final class ObjectExtras {
     /// Relationships assigned an object of another context, or no context,
     /// with a description of that object; the next save throws for each.
     @exclusivity(unchecked) var foreignTargets: [Int: String] = [:]
-    /// For prototypes: the offset of the last property read.
-    @exclusivity(unchecked) var recordedOffset: Int?
 
     @usableFromInline init() {}
 

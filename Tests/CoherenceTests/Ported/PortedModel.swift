@@ -53,17 +53,16 @@ final public class PortedExpensiveSportCar: PortedSportCar {
 // Core Data: `@objc(Person) final public class Person: NSManagedObject`
 final public class PortedPerson: ManagedObject {
   override public class var entityName: String { "Person" }  // @objc(Person)
-  // preserved after deletion (tombstone). Core Data: required, no default, set in awakeFromInsert. Coherence's
-  // `@Attribute(options)` needs an initial value or an optional type, so it is given one (overwritten by awakeFromInsert).
-  @Attribute(.preservesValueInHistoryOnDeletion) public private(set) var id: UUID = UUID()
+  // preserved after deletion (tombstone). Core Data: required, no default, set in awakeFromInsert.
+  @Attribute(.preservesValueInHistoryOnDeletion) public private(set) var id: UUID
   @Attribute public var firstName: String
   @Attribute public var lastName: String
   // Core Data: `@NSManaged public var cars: NSSet?` (to-many, inverse Car.owner, Nullify)
   @Relationship(inverse: \PortedCar.owner) public var cars: Set<PortedCar>
   @Attribute(.transient) public var isDriving: Bool = false  // transient property (model: default NO)
 
-  // Core Data (Person.swift): `public var _cars: Set<Car>?`; renamed, as `_cars` is the property wrapper's
-  // synthesized storage of `cars` in Swift.
+  // Core Data (Person.swift): `public var _cars: Set<Car>?`; renamed, as `_cars` is the field the
+  // `@Relationship` macro adds for `cars`.
   public var optionalCars: Set<PortedCar>? {
     get {
       cars
@@ -79,7 +78,7 @@ final public class PortedPerson: ManagedObject {
 
   // Core Data: `extension Person: UpdateTimestampable { @NSManaged public var updatedAt: Date }`
   // (UpdateTimestampable is a one-property test-resource protocol; the conformance is dropped.) Declared here:
-  // Swift allows no stored property (property wrapper) in an extension.
+  // A macro-declared property adds stored fields, which Swift allows only in the class body.
   @Attribute public var updatedAt: Date
 
   // Core Data: these two overrides are in an extension of Person; Swift cannot override a non-@objc method from
