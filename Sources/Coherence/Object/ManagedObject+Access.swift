@@ -53,7 +53,7 @@ extension ManagedObject {
             }
             return
         }
-        guard _entity != nil else {
+        guard _entity != nil || _adoptEntityBeforeInsertion() != nil else {
             require(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName) \(objectID): it was invalidated (its context was reset or its deletion saved)")
             return
         }

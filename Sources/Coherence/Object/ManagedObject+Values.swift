@@ -29,8 +29,25 @@ extension ManagedObject {
     /// The value of property `index` of an object without a snapshot: its
     /// entity's initial value (none before the object is inserted).
     private final func _initialValue(at index: Int) -> StoreValue? {
+        if _entity == nil, _adoptEntityBeforeInsertion() != nil {
+            return _currentValue(at: index)
+        }
         guard let entity = _entity, index >= 0, index < entity.initialValues.count else { return nil }
         return entity.initialValues[index] ?? nil
+    }
+
+    /// Gives an object created with `init()` and not inserted yet the entity
+    /// of the last model built with its class (``ManagedObject/entity()``)
+    /// and its initial values, on its first read or write: so that
+    /// `let item = FeedItem(); item.title` reads the initial value, and a
+    /// value computed for each object (`UUID()`) is computed once, not again
+    /// at insertion. `nil` when no model with the class was built.
+    final func _adoptEntityBeforeInsertion() -> EntityDescription? {
+        guard _entity == nil, _contextRef == nil, !_access.contains(.invalidated),
+              let entity = EntityRegistry.entity(of: type(of: self)) else { return _entity }
+        _entity = entity
+        _setInitialValues(entity: entity)
+        return entity
     }
 
     /// Sets the current value of property `index`, without change tracking;

@@ -24,9 +24,8 @@ final class Leaf: ManagedObject {
 @Suite("Declaration shapes")
 struct DeclarationShapeTests {
     @Test(arguments: StoreKind.allCases) func unusualDeclarationsWork(store kind: StoreKind) throws {
-        let description = try kind.makeDescription()
         let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Root.self, Leaf.self]))
-        try coordinator.addPersistentStore(description)
+        try coordinator.addPersistentStore(try kind.makeDescription())
         let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
         try context.performAndWait {
             let first = Root(context: context), second = Root(context: context)
@@ -56,6 +55,29 @@ struct DeclarationShapeTests {
             let sorted = try reader.fetch(FetchRequest<Root>(sortBy: [SortDescriptor(\.default, order: .reverse)]))
             #expect(sorted.map(\.default) == [3, 0])
             #expect(root.entity.attribute(named: "default")?.defaultValue == .integer(0))
+        }
+    }
+
+    /// An object made with `init()` reads and writes before it is inserted,
+    /// with the entity of the last model built with its class: its initial
+    /// values, computed once (a `UUID()` does not change at insertion), and
+    /// what was written before the insertion is what is saved.
+    @Test func anObjectReadsAndWritesBeforeItIsInserted() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Root.self, Leaf.self]))
+        try coordinator.addPersistentStore(try StoreKind.inMemory.makeDescription())
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        let root = Root()
+        #expect(root.default == 0)
+        #expect(root.tags.isEmpty)
+        let identifier = root.identifier
+        root.nickname = "early"
+        try context.performAndWait {
+            context.insert(root)
+            #expect(root.identifier == identifier)
+            #expect(root.nickname == "early")
+            #expect(root.changedValues()["nickname"] as? String == "early")
+            try context.save()
+            #expect(root.committedValues(forKeys: ["identifier"])["identifier"] as? UUID == identifier)
         }
     }
 }
