@@ -18,9 +18,11 @@ final class Registration: ManagedObject {
 }
 
 /// Fetching with predicates and sort descriptors on attributes declared
-/// without an initial value (issue 9, part 4). Translating a key path to an
-/// attribute reads it on the model's prototype object, which stopped the
-/// program ("read before it was set") for every required attribute.
+/// without an initial value (issue 9, part 4). Key paths used to be
+/// translated by reading them on a prototype object, which stopped the
+/// program ("read before it was set") for every required attribute; the
+/// declarations' own key paths need no object now, and these tests keep it
+/// so.
 @Suite("Fetching on required attributes")
 struct RequiredAttributeFetchTests {
     /// Gives vehicle `n` (1 to 3) values that grow with `n`.

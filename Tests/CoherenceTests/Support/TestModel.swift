@@ -80,7 +80,7 @@ extension Level: Comparable, Codable {
 
 /// One required attribute (declared without an initial value) of every
 /// supported kind. `Level` is neither `CaseIterable` nor has a case whose raw
-/// value is 0: the hardest kind for the model's prototype.
+/// value is 0 (once the hardest kind for the model's prototype object).
 final class Vehicle: ManagedObject {
     @Attribute var registered: Bool
     @Attribute var seats: Int
