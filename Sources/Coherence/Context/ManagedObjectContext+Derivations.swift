@@ -13,7 +13,7 @@ import Foundation
 extension ManagedObjectContext {
     /// Marks an object whose change may move derived values.
     func derivationTouched(_ object: ManagedObject) {
-        guard object._withEntity({ !$0.dependentDerivations.isEmpty || !$0.derivations.isEmpty }) == true else { return }
+        guard object._withEntity({ $0.hasDerivations }) == true else { return }
         derivations.dirty.insert(object)
     }
 

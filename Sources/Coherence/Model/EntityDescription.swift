@@ -86,6 +86,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// Derivations of other entities that this entity's objects feed (as
     /// children of an aggregate, or as the source of a copy).
     let dependentDerivations: [DerivationDescription]
+    /// Whether the entity has derived attributes or feeds some: a plain
+    /// `Bool`, tested on every write of a new object.
+    let hasDerivations: Bool
 
     init(name: String, managedObjectClass: ManagedObject.Type, attributes: [AttributeDescription],
          relationships: [RelationshipDescription], keyPathIndexes: [SendableKeyPath: Int],
@@ -101,6 +104,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         }
         self.derivations = derivations
         self.dependentDerivations = dependentDerivations
+        hasDerivations = !derivations.isEmpty || !dependentDerivations.isEmpty
         self.keyPathIndexes = keyPathIndexes
         self.name = name
         self.managedObjectClass = managedObjectClass

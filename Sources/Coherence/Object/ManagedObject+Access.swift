@@ -48,7 +48,7 @@ extension ManagedObject {
             if _access.contains(.queueChecked) { _contextRef?._assertOnQueue(touching: self) }
             // The context only when a derived attribute may depend on the
             // write (loading it from the unowned reference retains it).
-            if _withEntity({ !$0.dependentDerivations.isEmpty || !$0.derivations.isEmpty }) == true {
+            if _withEntity({ $0.hasDerivations }) == true {
                 _contextRef?.derivationTouched(self)
             }
             return
@@ -131,7 +131,10 @@ extension ManagedObject {
     /// The current values of all properties, in store form (`.null` for an
     /// attribute without a value).
     final func _storeValues(entity: EntityDescription) -> [StoreValue] {
-        (0..<entity.propertyCount).map { _currentValue(at: $0) ?? .null }
+        var values: [StoreValue] = []
+        values.reserveCapacity(entity.propertyCount)
+        _forEachCurrentValue(entity: entity, count: entity.propertyCount) { _, value in values.append(value ?? .null) }
+        return values
     }
 
     /// The Swift form of a store value of property `index`.

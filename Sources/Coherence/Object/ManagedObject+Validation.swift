@@ -43,10 +43,11 @@ extension ManagedObject {
                 errors.append(.rejected(entity: entity.name, property: key, error: error))
             }
         }
-        for attribute in entity.attributes where !attribute.isDerived {
-            guard let stored = _currentValue(at: attribute.index) else { continue }
-            var value: Any? = stored == .null ? nil : attribute.slotKind.box(stored) ?? (try? attribute.access.swiftValue(stored))
-            validate(attribute.index, &value)
+        let attributes = entity.attributes
+        _forEachCurrentValue(entity: entity, count: attributes.count) { index, stored in
+            guard let stored, !attributes[index].isDerived else { return }
+            var value: Any? = stored == .null ? nil : attributes[index].slotKind.box(stored) ?? (try? attributes[index].access.swiftValue(stored))
+            validate(index, &value)
         }
         // Relationships whose destinations are loaded; of a saved object,
         // only the changed ones (the others were valid when saved, and
@@ -64,13 +65,13 @@ extension ManagedObject {
     /// another context or to deleted objects.
     final func _graphErrors(in context: ManagedObjectContext, into errors: inout [ValidationError]) {
         guard let entity = _entity else { return }
-        for attribute in entity.attributes {
-            guard let stored = _currentValue(at: attribute.index) else {
-                errors.append(.missingValue(entity: entity.name, property: attribute.name))
-                continue
+        _forEachCurrentValue(entity: entity, count: entity.attributes.count) { index, stored in
+            guard let stored else {
+                errors.append(.missingValue(entity: entity.name, property: entity.attributes[index].name))
+                return
             }
             if stored.isNaN {
-                errors.append(.invalidValue(entity: entity.name, property: attribute.name, reason: StoreValue.notANumber))
+                errors.append(.invalidValue(entity: entity.name, property: entity.attributes[index].name, reason: StoreValue.notANumber))
             }
         }
         for (index, destination) in _foreignTargets.sorted(by: { $0.key < $1.key }) {

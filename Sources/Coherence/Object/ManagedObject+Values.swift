@@ -50,6 +50,25 @@ extension ManagedObject {
         return entity
     }
 
+    /// Calls `body` with the current value of each of the first `count`
+    /// properties (`nil`: none), in order: what a save and its validation
+    /// walk, without a call per property. The object must have its entity.
+    @inline(__always)
+    final func _forEachCurrentValue(entity: EntityDescription, count: Int, _ body: (Int, StoreValue?) -> Void) {
+        let buffered = _values
+        if let base = _base {
+            let values = base.values
+            for index in 0..<count {
+                if index < buffered.count, let written = buffered[index] { body(index, written) } else { body(index, values[index]) }
+            }
+        } else {
+            let initial = entity.initialValues
+            for index in 0..<count {
+                if index < buffered.count, let written = buffered[index] { body(index, written) } else { body(index, initial[index] ?? nil) }
+            }
+        }
+    }
+
     /// Sets the current value of property `index`, without change tracking;
     /// `nil` leaves it without a value.
     @usableFromInline
@@ -58,7 +77,10 @@ extension ManagedObject {
             // One allocation, sized for every property, on the first write.
             let count = max(index + 1, _entity?.propertyCount ?? 0)
             if _values.isEmpty {
-                _values = ContiguousArray(repeating: nil, count: count)
+                _values = ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+                    for position in 0..<count { (buffer.baseAddress! + position).initialize(to: nil) }
+                    initialized = count
+                }
             } else {
                 _values.append(contentsOf: repeatElement(nil, count: count - _values.count))
             }
