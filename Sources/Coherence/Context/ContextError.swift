@@ -12,7 +12,7 @@ public enum ContextError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownProperty(entity: String, property: String)
     /// The value has the wrong type for the property.
     case typeMismatch(entity: String, property: String, expected: String)
-    /// The property is ``Derived``: Coherence computes it (batch updates).
+    /// The property is `@Derived`: Coherence computes it (batch updates).
     case readOnlyProperty(entity: String, property: String)
     /// The property is transient (``AttributeOption/transient``): batch
     /// requests and dictionary fetches work on the store, which does not

@@ -18,7 +18,7 @@ struct Aggregate {
     var number = 0
 }
 
-/// A context's bookkeeping for ``Derived`` properties. Confined to the
+/// A context's bookkeeping for `@Derived` properties. Confined to the
 /// context's queue.
 struct DerivationState {
     /// The last contribution of each loaded child, by derivation.

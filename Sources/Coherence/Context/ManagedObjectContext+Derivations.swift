@@ -1,6 +1,6 @@
 import Foundation
 
-// Keeping ``Derived`` properties current.
+// Keeping `@Derived` properties current.
 //
 // Every loaded child records what it contributes to each derived property it
 // feeds (its parent and its value, or nothing). When a child changes (or is

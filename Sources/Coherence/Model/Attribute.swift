@@ -41,7 +41,7 @@ import Foundation
 @attached(peer, names: prefixed(_), prefixed(__Coherence_))
 public macro Attribute(_ options: AttributeOption...) = #externalMacro(module: "CoherenceMacros", type: "AttributeMacro")
 
-/// An ``Attribute``'s declaration: what the macro generates for each
+/// An `@Attribute`'s declaration: what the macro generates for each
 /// attribute, as static data. Not for your code; ``EntityDescription``
 /// describes attributes.
 public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendable {

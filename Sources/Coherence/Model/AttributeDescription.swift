@@ -1,6 +1,6 @@
 import Foundation
 
-/// One attribute of an entity, discovered from an ``Attribute`` property.
+/// One attribute of an entity, discovered from an `@Attribute` property.
 public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The property name, as written in Swift.
     public let name: String
@@ -11,7 +11,7 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The initial value of new objects in store form, or `nil` for a required
     /// attribute declared without one.
     public let defaultValue: StoreValue?
-    /// Whether the value is derived (``Derived``) rather than set.
+    /// Whether the value is derived (`@Derived`) rather than set.
     public let isDerived: Bool
     /// Whether the attribute is transient (``AttributeOption/transient``):
     /// tracked by contexts, kept by no store.

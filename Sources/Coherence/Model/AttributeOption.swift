@@ -1,5 +1,5 @@
 
-/// How an ``Attribute`` is kept, beyond its type: `@Attribute(.transient)`.
+/// How an `@Attribute` is kept, beyond its type: `@Attribute(.transient)`.
 public struct AttributeOption: Hashable, Sendable, CustomStringConvertible {
     let name: String
 

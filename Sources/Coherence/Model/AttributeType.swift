@@ -1,5 +1,5 @@
 /// The kind of value an attribute stores, derived from the Swift type of an
-/// ``Attribute`` property when the model is built.
+/// `@Attribute` property when the model is built.
 public enum AttributeType: Sendable, Hashable, CustomStringConvertible {
     /// `Bool` (Core Data's `.boolean`).
     case boolean

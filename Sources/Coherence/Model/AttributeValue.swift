@@ -1,6 +1,6 @@
 import Foundation
 
-/// A type an ``Attribute`` stores natively.
+/// A type an `@Attribute` stores natively.
 ///
 /// Coherence conforms `Bool`, `Int`, `Int16`, `Int32`, `Int64`, `Double`,
 /// `Float`, `String`, `Date`, `Data`, `UUID`, `URL` and `Decimal`. Optionals of

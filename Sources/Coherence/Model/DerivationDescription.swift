@@ -1,4 +1,4 @@
-/// One ``Derived`` property, resolved against the model.
+/// One `@Derived` property, resolved against the model.
 final class DerivationDescription: Sendable {
     /// Position in the model's list of derivations.
     let id: Int

@@ -73,7 +73,7 @@ public macro Derived<Parent: ManagedObject, Destination: ManagedObject, Copied>(
     _ relationship: KeyPath<Parent, Destination?>, _ attribute: KeyPath<Destination, Copied>
 ) = #externalMacro(module: "CoherenceMacros", type: "DerivedMacro")
 
-/// A ``Derived`` attribute's declaration: what the macro generates for
+/// A `@Derived` attribute's declaration: what the macro generates for
 /// each, as static data. Not for your code.
 public final class DerivedDeclaration<Value>: AttributeDeclaration<Value>, @unchecked Sendable {
     // @unchecked: immutable; `DerivationDeclaration` is Sendable.
@@ -134,12 +134,12 @@ public final class DerivedDeclaration<Value>: AttributeDeclaration<Value>, @unch
     }
 }
 
-/// What a ``Derived`` property derives.
+/// What a `@Derived` property derives.
 enum DerivationKind: Sendable, Hashable {
     case count, sum, min, max, average, copy
 }
 
-/// A ``Derived`` property's declaration, as the model reads it.
+/// A `@Derived` property's declaration, as the model reads it.
 struct DerivationDeclaration: @unchecked Sendable {
     let kind: DerivationKind
     let relationship: AnyKeyPath

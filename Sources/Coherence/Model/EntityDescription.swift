@@ -81,7 +81,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// The attributes whose initial value is computed for each new object.
     let computedInitialValues: [Int]
 
-    /// The ``Derived`` properties of this entity.
+    /// The `@Derived` properties of this entity.
     let derivations: [DerivationDescription]
     /// Derivations of other entities that this entity's objects feed (as
     /// children of an aggregate, or as the source of a copy).

@@ -5,7 +5,7 @@
 /// let model = try ManagedObjectModel(entities: [Server.self, FeedItem.self])
 /// ```
 ///
-/// The property macros (``Attribute``, ``Relationship``, ``Derived``) keep
+/// The property macros (`@Attribute`, `@Relationship`, `@Derived`) keep
 /// each property's declaration as static data; building the model makes one
 /// object of each class with `init()` (never inserted, never read) to list
 /// the properties with a `Mirror`, so an entity class must not customize
@@ -23,7 +23,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entities by name.
     public let entitiesByName: [String: EntityDescription]
     let entitiesByClass: [ObjectIdentifier: EntityDescription]
-    /// Every ``Derived`` property of the model.
+    /// Every `@Derived` property of the model.
     let derivations: [DerivationDescription]
 
     /// A model with no entities, as Core Data's `NSManagedObjectModel()`:

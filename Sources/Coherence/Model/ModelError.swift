@@ -2,7 +2,7 @@
 public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Two entities have the same name.
     case duplicateEntity(name: String)
-    /// An ``Attribute`` has a Swift type Coherence cannot store.
+    /// An `@Attribute` has a Swift type Coherence cannot store.
     case unsupportedAttributeType(entity: String, property: String, type: String)
     /// An attribute's initial value cannot be converted to its store form.
     case invalidDefaultValue(entity: String, property: String, reason: String)
@@ -12,7 +12,7 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingInverse(entity: String, property: String)
     /// The declared inverse does not lead back to this relationship.
     case mismatchedInverse(entity: String, property: String, reason: String)
-    /// A ``Derived`` property follows something it cannot derive from.
+    /// A `@Derived` property follows something it cannot derive from.
     case invalidDerivation(entity: String, property: String, reason: String)
     /// A fetch index (``ManagedObject/indexes``) names something that is not
     /// an attribute of the entity, or nothing.

@@ -60,6 +60,7 @@ public protocol PropertyDeclaring {
 
 /// `@Attribute`'s declaring type.
 public protocol AttributeDeclaring: PropertyDeclaring {
+    /// The attribute's Swift type.
     associatedtype Value
     /// The attribute's declaration.
     static var declaration: AttributeDeclaration<Value> { get }
@@ -72,6 +73,7 @@ extension AttributeDeclaring {
 
 /// `@Relationship`'s declaring type.
 public protocol RelationshipDeclaring: PropertyDeclaring {
+    /// The relationship's Swift type (`Server?`, `Set<FeedItem>`).
     associatedtype Value: RelationshipValue
     /// The relationship's declaration.
     static var declaration: RelationshipDeclaration<Value> { get }
@@ -84,6 +86,7 @@ extension RelationshipDeclaring {
 
 /// `@Derived`'s declaring type.
 public protocol DerivedDeclaring: PropertyDeclaring {
+    /// The derived attribute's Swift type.
     associatedtype Value
     /// The derived attribute's declaration.
     static var declaration: DerivedDeclaration<Value> { get }

@@ -42,7 +42,7 @@ public macro Relationship<Destination: ManagedObject, Inverse: RelationshipValue
     deleteRule: DeleteRule, inverse: KeyPath<Destination, Inverse>
 ) = #externalMacro(module: "CoherenceMacros", type: "RelationshipMacro")
 
-/// A ``Relationship``'s declaration: what the macro generates for each
+/// A `@Relationship`'s declaration: what the macro generates for each
 /// relationship, as static data. Not for your code;
 /// ``RelationshipDescription`` describes relationships.
 public final class RelationshipDeclaration<Value: RelationshipValue>: PropertyDeclaration, @unchecked Sendable {
@@ -123,7 +123,7 @@ enum RelationshipStorage {
     }
 }
 
-/// The Swift types a ``Relationship`` can have: `Destination?` for to-one and
+/// The Swift types a `@Relationship` can have: `Destination?` for to-one and
 /// `Set<Destination>` for to-many, where `Destination` is a ``ManagedObject``
 /// subclass. The requirements are Coherence's, not for your own types.
 public protocol RelationshipValue: SendableMetatype {

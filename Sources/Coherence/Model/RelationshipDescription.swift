@@ -1,4 +1,4 @@
-/// One relationship of an entity, discovered from a ``Relationship`` property.
+/// One relationship of an entity, discovered from a `@Relationship` property.
 public final class RelationshipDescription: Sendable, CustomStringConvertible {
     /// The property name, as written in Swift.
     public let name: String

@@ -79,7 +79,7 @@ struct AttributeSlotEntry: Sendable {
     /// the initial value: an entry must stay plain data, copied without
     /// retains on every row.
     let isTransient: Bool
-    /// Whether the attribute is ``Derived`` (computed, never validated).
+    /// Whether the attribute is `@Derived` (computed, never validated).
     let isDerived: Bool
     /// Whether a NULL in the attribute's column cannot be read: a required
     /// attribute other than a `Double` or `Float` (another program wrote it).

@@ -58,7 +58,7 @@ extension ManagedObject {
     ///     `NSNull`).
     ///   - key: the name of an attribute of the object's entity.
     /// - Precondition: `key` names a modeled attribute that is not
-    ///   ``Derived``, `value` has its type, and the object belongs to a
+    ///   `@Derived`, `value` has its type, and the object belongs to a
     ///   context. Relationships are set through their property (or
     ///   ``setValue(_:forKey:)``), which keeps inverses in sync.
     public final func setPrimitiveValue(_ value: Any?, forKey key: String) {

@@ -3,8 +3,8 @@ import Observation
 
 /// The base class of every entity's objects.
 ///
-/// Declare an entity as a `final class` with ``Attribute`` and
-/// ``Relationship`` properties, and create objects with `init(context:)`:
+/// Declare an entity as a `final class` with `@Attribute` and
+/// `@Relationship` properties, and create objects with `init(context:)`:
 ///
 /// ```swift
 /// final class FeedItem: ManagedObject {
@@ -267,7 +267,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// unknown key (`NSUnknownKeyException`) or a value of the wrong type,
     /// this stops the program with a message naming the entity and the key,
     /// in release builds too, for a key the entity does not have, a value of
-    /// the wrong type, a ``Derived`` property (Coherence computes it), or an
+    /// the wrong type, a `@Derived` property (Coherence computes it), or an
     /// object that belongs to no context (never inserted, or invalidated).
     public final func setValue(_ value: Any?, forKey key: String) {
         guard !_access.contains(.invalidated) else {
