@@ -40,9 +40,6 @@ enum InitialValue {
         case .stringLiteralExpr:
             // Without interpolations.
             return expression.as(StringLiteralExprSyntax.self)?.segments.allSatisfy { $0.is(StringSegmentSyntax.self) } ?? false
-        case .memberAccessExpr:
-            // `.draft`: an enumeration case (a static member of the type).
-            return expression.as(MemberAccessExprSyntax.self)?.base == nil
         case .prefixOperatorExpr:
             guard let prefix = expression.as(PrefixOperatorExprSyntax.self) else { return false }
             return prefix.operator.text == "-" && isLiteral(prefix.expression)

@@ -135,11 +135,12 @@ struct AttributeMacroTests {
 
     /// An initial value that is not a literal is computed for each new
     /// object, as a stored property's initial value is; literals (numbers,
-    /// strings without interpolation, `nil`, enumeration cases, arrays and
-    /// dictionaries of literals) are constants.
+    /// strings without interpolation, Booleans, `nil`, arrays and
+    /// dictionaries of literals) are constants. `.now` and `.draft` look
+    /// alike (a static property, an enumeration case): both are computed.
     @Test(arguments: [
         ("UUID()", false), ("Date.now", false), ("\"a\\(1)\"", false), ("[\"a\", b]", false),
-        ("-1.5", true), ("\"plain\"", true), (".draft", true), ("[1, 2]", true), ("[\"a\": 1]", true), ("nil", true), ("true", true),
+        (".now", false), (".draft", false), ("-1.5", true), ("\"plain\"", true), ("[1, 2]", true), ("[\"a\": 1]", true), ("nil", true), ("true", true),
     ])
     func initialValuesAreConstantOnlyWhenLiteral(initializer: String, isConstant: Bool) {
         let syntax = ExprSyntax(stringLiteral: initializer)

@@ -135,7 +135,8 @@ extension ManagedObjectContext {
             relationship.setStorage(RelationshipStorage(ids: new, isToMany: relationship.isToMany), of: object)
             for (ids, adding) in [(old.subtracting(new), false), (new.subtracting(old), true)] {
                 for id in ids {
-                    guard let target = registered[id], let inverse = target._entity?.inverse(of: relationship),
+                    // A fault loads its committed values when it fires: nothing to update.
+                    guard let target = registered[id], !target.isFault, let inverse = target._entity?.inverse(of: relationship),
                           var members = inverse.storage(of: target).loadedIDs else { continue }
                     if adding {
                         if !inverse.isToMany { members = [] }

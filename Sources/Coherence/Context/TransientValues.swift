@@ -64,8 +64,10 @@ extension ManagedObject {
     /// `didTurnIntoFault()`).
     final func _clearTransientValues(entity: EntityDescription) {
         guard entity.hasTransientAttributes else { return }
+        // A required one declared without an initial value keeps its value.
         for attribute in entity.attributes where attribute.isTransient {
-            try? attribute.setStoreValue(attribute.defaultValue ?? .null, of: self)
+            guard let initial = attribute.defaultValue else { continue }
+            try? attribute.setStoreValue(initial, of: self)
         }
     }
 }

@@ -19,9 +19,9 @@ import Foundation
 ///
 /// The initial value is the entity's default value, as in a Core Data model:
 /// a new object gets it when it is inserted. One written as a literal
-/// (`""`, `0`, `.draft`, `[]`) is computed once; any other (`UUID()`,
-/// `Date()`) for each inserted object, as a stored property's initial value
-/// is. An attribute declared without an initial value has no value until it
+/// (`""`, `0`, `false`, `nil`, `[]`) is computed once; any other (`UUID()`,
+/// `.now`, `.draft`) for each inserted object, as a stored property's
+/// initial value is. An attribute declared without an initial value has no value until it
 /// is set: reading it before then stops the program with a message naming
 /// the property, and saving the object throws ``ValidationError/missingValue(entity:property:)``.
 /// Predicates, sort descriptors and observed key paths use it like any other.
@@ -133,6 +133,9 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     @usableFromInline
     final func decodeOther(_ value: StoreValue?, object: ManagedObject) -> Value {
         guard let value else {
+            if position < 0 {
+                fatalError("Coherence: \(object.entityNameForMessages).\(name) was read before any ManagedObjectModel with \(object.entityNameForMessages) was built (or in an init() the model calls while it is built): build the model first")
+            }
             fatalError("Coherence: \(object.entityNameForMessages).\(name) was read before it was set; it is declared without an initial value")
         }
         guard let codec else {

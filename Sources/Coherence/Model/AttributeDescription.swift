@@ -94,8 +94,12 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
         }
         // Core Data's key-value coding takes any number (an NSNumber) for a
         // numeric attribute; convert it when the attribute can hold it exactly.
-        for candidate in Self.numberCandidates(value) where (try? access.swiftValue(candidate)) != nil {
-            object._setCurrentValue(candidate, at: index)
+        // Stored in the attribute's own form (a `Double` as `.double`), so
+        // that it compares equal to the same value set through the property.
+        for candidate in Self.numberCandidates(value) {
+            guard let converted = try? access.swiftValue(candidate),
+                  let stored = try? access.storeValue(forSwiftValue: converted) else { continue }
+            object._setCurrentValue(stored, at: index)
             return true
         }
         return false

@@ -42,7 +42,7 @@ extension ManagedObject {
     final func _prepareForWrite(_ declaration: PropertyDeclaration) {
         let index = declaration.position
         guard index >= 0 else {
-            fatalError("Coherence: \(Self.entityName).\(declaration.name) was set before any ManagedObjectModel with \(Self.entityName) was built; build the model first")
+            fatalError("Coherence: \(Self.entityName).\(declaration.name) was set before any ManagedObjectModel with \(Self.entityName) was built (or in an init() the model calls while it is built): build the model first, and give initial values in the declaration or in awakeFromInsert()")
         }
         if _lifecycle.contains(.insertionUnannounced), _contextRef != nil {
             if _access.contains(.queueChecked) { _contextRef?._assertOnQueue(touching: self) }

@@ -18,6 +18,13 @@ final class Leaf: ManagedObject {
     @Relationship(inverse: \Root.leaves) var root: Root? = nil
 }
 
+/// A required transient attribute declared without an initial value, and a
+/// `Double` set by key with an integer.
+final class Draft: ManagedObject {
+    @Attribute(.transient) var text: String
+    @Attribute var amount = 0.0
+}
+
 /// The declaration shapes the property macros must expand, compiled and used
 /// on every store (the expansion tests check the generated text; these check
 /// that it compiles and means what it says).
@@ -78,6 +85,31 @@ struct DeclarationShapeTests {
             #expect(root.changedValues()["nickname"] as? String == "early")
             try context.save()
             #expect(root.committedValues(forKeys: ["identifier"])["identifier"] as? UUID == identifier)
+        }
+    }
+
+    /// A number set by key is stored in the attribute's own form, so that
+    /// setting the value it already has changes nothing (Core Data's
+    /// key-value coding converts an `NSNumber` to the attribute's type); and
+    /// a required transient attribute without an initial value keeps its
+    /// value when its context is reset (there is no initial value to put
+    /// back).
+    @Test func valuesSetByKeyAndClearedTransientsKeepTheirForm() throws {
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(entities: [Draft.self]))
+        try coordinator.addPersistentStore(try StoreKind.inMemory.makeDescription())
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let draft = Draft(context: context)
+            draft.text = "notes"
+            draft.amount = 5
+            try context.save()
+            draft.setValue(5, forKey: "amount")
+            #expect(draft.amount == 5)
+            #expect(!draft.hasChanges, "5 set by key equals the 5.0 saved")
+            draft.setValue(7, forKey: "amount")
+            #expect(draft.changedValues()["amount"] as? Double == 7)
+            context.reset()
+            #expect(draft.text == "notes")
         }
     }
 }
