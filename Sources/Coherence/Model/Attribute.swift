@@ -138,14 +138,21 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
             }
             fatalError("Coherence: \(object.entityNameForMessages).\(name) was read before it was set; it is declared without an initial value")
         }
-        guard let codec else {
-            fatalError("Coherence: \(object.entityNameForMessages).\(name) has a type Coherence cannot store (\(Value.self))")
-        }
         do {
-            return try codec.decode(value)
+            return try storableCodec(object).decode(value)
         } catch {
             fatalError("Coherence: the store holds a value for \(object.entityNameForMessages).\(name) that cannot be read: \(error)")
         }
+    }
+
+    /// The codec; stops the program for a type Coherence cannot store
+    /// (which the model reports first, so only an object of a class in no
+    /// model gets here).
+    private func storableCodec(_ object: ManagedObject) -> ValueCodec<Value> {
+        guard let codec else {
+            fatalError("Coherence: \(object.entityNameForMessages).\(name) has a type Coherence cannot store (\(Value.self))")
+        }
+        return codec
     }
 
     /// The store form of a value written through the property.
@@ -162,11 +169,8 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     /// The store form of a value the fast paths do not take.
     @usableFromInline
     final func encodeOther(_ value: Value, object: ManagedObject) -> StoreValue {
-        guard let codec else {
-            fatalError("Coherence: \(object.entityNameForMessages).\(name) has a type Coherence cannot store (\(Value.self))")
-        }
         do {
-            return try codec.encode(value)
+            return try storableCodec(object).encode(value)
         } catch {
             fatalError("Coherence: the value written to \(object.entityNameForMessages).\(name) cannot be stored: \(error)")
         }

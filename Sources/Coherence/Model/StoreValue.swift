@@ -82,26 +82,4 @@ extension StoreValue {
         default: false
         }
     }
-
-    /// Whether a native attribute value (`Double`, `Float`, `Date`,
-    /// `Decimal`, boxed) is a NaN.
-    static func isNaN(_ value: Any) -> Bool {
-        switch value {
-        case let double as Double: double.isNaN
-        case let float as Float: float.isNaN
-        case let date as Date: date.timeIntervalSinceReferenceDate.isNaN
-        case let decimal as Decimal: decimal.isNaN
-        default: false
-        }
-    }
-}
-
-extension SlotKind.Native {
-    /// Whether values of this type can be NaN.
-    var mayBeNaN: Bool {
-        switch self {
-        case .double, .float, .date, .decimal: true
-        default: false
-        }
-    }
 }
