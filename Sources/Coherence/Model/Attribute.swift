@@ -129,6 +129,34 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
         return decodeOther(value, object: object)
     }
 
+    /// The Swift value of `word`, a snapshot's word of kind `kind` (see
+    /// `_snapshotWord`), for the common fixed-width types (reduced to one
+    /// by specialization); `nil` for any other type, which
+    /// ``decode(_:object:)`` reads.
+    @inlinable @inline(__always)
+    final func decode(word: UInt64, kind: Int) -> Value? {
+        switch kind {
+        case 0: // SnapshotLayout.Kind.integer
+            let integer = Int64(bitPattern: word)
+            if Value.self == Int64.self { return unsafeBitCast(integer, to: Value.self) }
+            if Value.self == Int.self { return unsafeBitCast(Int(truncatingIfNeeded: integer), to: Value.self) }
+            if Value.self == Int?.self { return unsafeBitCast(Int?.some(Int(truncatingIfNeeded: integer)), to: Value.self) }
+            if Value.self == Int64?.self { return unsafeBitCast(Int64?.some(integer), to: Value.self) }
+        case 1: // .double
+            if Value.self == Double.self { return unsafeBitCast(Double(bitPattern: word), to: Value.self) }
+            if Value.self == Double?.self { return unsafeBitCast(Double?.some(Double(bitPattern: word)), to: Value.self) }
+        case 2: // .bool
+            if Value.self == Bool.self { return unsafeBitCast(word != 0, to: Value.self) }
+        case 3: // .date
+            let date = Date(timeIntervalSinceReferenceDate: Double(bitPattern: word))
+            if Value.self == Date.self { return unsafeBitCast(date, to: Value.self) }
+            if Value.self == Date?.self { return unsafeBitCast(Date?.some(date), to: Value.self) }
+        default:
+            break
+        }
+        return nil
+    }
+
     /// The Swift value of a store value the fast paths do not take.
     @usableFromInline
     final func decodeOther(_ value: StoreValue?, object: ManagedObject) -> Value {

@@ -104,6 +104,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 if relationship.destinationHasSubentities, !relationship.isToMany { entity.referencesHierarchy = true }
             }
         }
+        for entity in built {
+            let layout = SnapshotLayout(entity)
+            for attribute in entity.attributes {
+                (attribute.access as? PropertyDeclaration)?.bindSnapshotWord(layout, index: attribute.index)
+            }
+        }
         self.derivations = derivations
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })

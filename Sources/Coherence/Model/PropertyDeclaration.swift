@@ -118,6 +118,14 @@ public class PropertyDeclaration: @unchecked Sendable {
     /// that has it: made once per declaration, so that reads and writes
     /// name the property without forming a key path each time.
     @usableFromInline let _observationKey: KeyPath<ManagedObject, Int>
+    /// Where the snapshots an SQL store reads keep an attribute's value in
+    /// one word (see `SnapshotLayout`), packed as `word << 3 | kind` (the
+    /// word counted from the snapshot's first word, the kind the raw value
+    /// of `SnapshotLayout.Kind`); -1 until a model with the property was
+    /// built, -2 when no such word serves every entity with the property
+    /// (a relationship, a transient attribute, a type kept whole, or an
+    /// entity whose null bitmap is longer than its parent's).
+    @usableFromInline let _snapshotWord = Atomic<Int>(-1)
 
     init(name: String) {
         self.name = name
@@ -125,7 +133,10 @@ public class PropertyDeclaration: @unchecked Sendable {
     }
 
     /// The position, or -1 before any model with the property was built.
-    @inlinable var position: Int { _position.load(ordering: .relaxed) }
+    @inlinable final var position: Int { _position.load(ordering: .relaxed) }
+
+    /// See `_snapshotWord`.
+    @inlinable final var snapshotWord: Int { _snapshotWord.load(ordering: .relaxed) }
 
     /// Records the position the model found; a declaration's position
     /// never changes (see the type's comment), which this checks.
@@ -133,6 +144,23 @@ public class PropertyDeclaration: @unchecked Sendable {
         let (exchanged, original) = _position.compareExchange(expected: -1, desired: position, ordering: .relaxed)
         require(exchanged || original == position,
                 "Coherence: \(entity).\(name) was found at position \(position), after \(original) in an earlier model")
+    }
+
+    /// Records where `layout`, the layout of an entity with the property
+    /// at `index`, keeps its value; a second entity that keeps it elsewhere
+    /// turns the word off for good (-2). Every entity with the property is
+    /// bound while its model is built, before any of its objects exists,
+    /// so an object never reads a word its entity does not have.
+    func bindSnapshotWord(_ layout: SnapshotLayout, index: Int) {
+        let slot = layout.slots[index]
+        let word = slot.kind == .whole ? -2 : (layout.bitmapWords + slot.word) << 3 | Int(slot.kind.rawValue)
+        var current = _snapshotWord.load(ordering: .relaxed)
+        while current != word, current != -2 {
+            let (exchanged, original) = _snapshotWord.compareExchange(
+                expected: current, desired: current == -1 ? word : -2, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
     }
 }
 

@@ -7,15 +7,31 @@ import Observation
 // accessor of a loaded object in a release build is: a load of the
 // declaration's position, a test of the object's access flags, a load from
 // the buffer or the snapshot (`_currentValue(at:)`), and the conversion
-// specialized for the property's type.
+// specialized for the property's type. A loaded object that wrote
+// nothing reads a value of a fixed-width type straight from its
+// snapshot's word (`AttributeDeclaration.decode(from:)`).
 extension ManagedObject {
     /// Reads an attribute (or a derived one). For the `@Attribute` and
     /// `@Derived` macros; not for your code.
     @inlinable
     public final func _read<Value>(_ declaration: AttributeDeclaration<Value>) -> Value {
-        let index = declaration.position
         if _needsAccessCheck { _prepareForRead(declaration) }
-        return declaration.decode(_currentValue(at: index), object: self)
+        // The declaration's atomics are read before the snapshot, so that
+        // nothing between the snapshot's load and its last use keeps the
+        // optimizer from reading it without a retain.
+        let word = declaration.snapshotWord, position = declaration.position
+        if word >= 0, _values.isEmpty, let bits = _base?._word(word >> 3, position: position),
+           let value = declaration.decode(word: bits, kind: word & 7) {
+            return value
+        }
+        return _readCurrentValue(declaration, at: position)
+    }
+
+    /// What a read takes when its value is not in its snapshot's word: out
+    /// of line, so that the accessor's fast path needs no stack frame.
+    @inlinable @inline(never)
+    final func _readCurrentValue<Value>(_ declaration: AttributeDeclaration<Value>, at position: Int) -> Value {
+        declaration.decode(_currentValue(at: position), object: self)
     }
 
     /// Writes an attribute. For the `@Attribute` macro; not for your code.

@@ -21,6 +21,7 @@ import Foundation
 public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     /// The buffer: the header, then the words its layout describes (none
     /// when the header holds the values in an array).
+    @usableFromInline
     final class Storage: ManagedBuffer<Header, UInt64> {
         deinit {
             withUnsafeMutablePointers { header, words in
@@ -32,19 +33,20 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    @usableFromInline
     struct Header {
         let objectID: ManagedObjectID
         let version: Int64
         /// The values, when the snapshot was made from an array; otherwise
         /// empty, and the values follow the header as `layout` says.
         let array: [StoreValue]
-        let layout: SnapshotLayout?
+        @usableFromInline let layout: SnapshotLayout?
         /// The number of values that follow the header.
         var count: Int
     }
 
     /// Whether the null bitmap at `words` has the bit of value `index`.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func isNull(_ index: Int, _ words: UnsafeMutablePointer<UInt64>) -> Bool {
         words[index >> 6] & (1 << UInt64(index & 63)) != 0
     }
@@ -59,7 +61,18 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
 
     /// The buffer (`var` only so that the row cache can ask whether it is
     /// the buffer's only holder).
-    var storage: Storage
+    @usableFromInline var storage: Storage
+
+    /// Word `word` of a snapshot an SQL store read (counted from the first
+    /// word, see `SnapshotLayout`); `nil` when value `position` is `.null`
+    /// or the snapshot was made from an array. What a property read of a
+    /// loaded object takes its value from, without making a ``StoreValue``.
+    @inlinable @inline(__always)
+    func _word(_ word: Int, position: Int) -> UInt64? {
+        storage.withUnsafeMutablePointers { header, words in
+            header.pointee.layout == nil || Snapshot.isNull(position, words) ? nil : words[word]
+        }
+    }
 
     // The header is read through its pointer: `ManagedBuffer.header` is a
     // class's stored `var`, and each access to it would be checked for

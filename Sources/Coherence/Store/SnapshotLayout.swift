@@ -6,6 +6,7 @@
 ///
 /// One layout per entity, made once by the store and shared by every
 /// snapshot of the entity's rows.
+@usableFromInline
 final class SnapshotLayout: @unchecked Sendable {
     // @unchecked: `slots` is immutable memory the layout owns, written only
     // by the initializer.
