@@ -25,24 +25,32 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     final class Storage: ManagedBuffer<Header, UInt64> {
         deinit {
             withUnsafeMutablePointers { header, words in
-                guard let layout = header.pointee.layout else { return }
-                for index in 0..<header.pointee.count where layout.slots[index].kind == .whole && !isNull(index, words) {
+                guard case .words(let layout) = header.pointee.contents else { return }
+                for index in 0..<Int(header.pointee.count) where layout.slots[index].kind == .whole && !isNull(index, words) {
                     value(at: layout.slots[index].word, layout, words).deinitialize(count: 1)
                 }
             }
         }
     }
 
+    /// 40 bytes: the count fills the padding after the ID.
     @usableFromInline
     struct Header {
         let objectID: ManagedObjectID
+        /// The number of values that follow the header (none for an
+        /// array's).
+        var count: UInt32
         let version: Int64
-        /// The values, when the snapshot was made from an array; otherwise
-        /// empty, and the values follow the header as `layout` says.
-        let array: [StoreValue]
-        @usableFromInline let layout: SnapshotLayout?
-        /// The number of values that follow the header.
-        var count: Int
+        @usableFromInline let contents: Contents
+    }
+
+    /// Where the values are.
+    @usableFromInline
+    enum Contents {
+        /// After the header, as the layout says.
+        case words(SnapshotLayout)
+        /// In the array the snapshot was made from.
+        case array([StoreValue])
     }
 
     /// Whether the null bitmap at `words` has the bit of value `index`.
@@ -70,7 +78,8 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     @inlinable @inline(__always)
     func _word(_ word: Int, position: Int) -> UInt64? {
         storage.withUnsafeMutablePointers { header, words in
-            header.pointee.layout == nil || Snapshot.isNull(position, words) ? nil : words[word]
+            guard case .words = header.pointee.contents, !Snapshot.isNull(position, words) else { return nil }
+            return words[word]
         }
     }
 
@@ -89,7 +98,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     /// The snapshot of `objectID` at `version`, sharing `values`.
     public init(objectID: ManagedObjectID, values: [StoreValue], version: Int64) {
         let buffer = Storage.create(minimumCapacity: 0) { _ in
-            Header(objectID: objectID, version: version, array: values, layout: nil, count: 0)
+            Header(objectID: objectID, count: 0, version: version, contents: .array(values))
         }
         storage = unsafeDowncast(buffer, to: Storage.self)
     }
@@ -101,7 +110,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
     init(objectID: ManagedObjectID, version: Int64, layout: SnapshotLayout,
          build: (inout Builder) throws -> Void) rethrows {
         let buffer = Storage.create(minimumCapacity: layout.wordCount) { _ in
-            Header(objectID: objectID, version: version, array: [], layout: layout, count: 0)
+            Header(objectID: objectID, count: 0, version: version, contents: .words(layout))
         }
         storage = unsafeDowncast(buffer, to: Storage.self)
         try storage.withUnsafeMutablePointers { header, words in
@@ -121,7 +130,7 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         /// The slot of the next value, and the word where it goes.
         @inline(__always)
         private func next() -> (index: Int, slot: SnapshotLayout.Slot, word: UnsafeMutablePointer<UInt64>) {
-            let index = header.pointee.count
+            let index = Int(header.pointee.count)
             require(index < layout.count, "a snapshot of \(header.pointee.objectID.entityName) was given more than \(layout.count) values")
             let slot = layout.slots[index]
             return (index, slot, words + layout.bitmapWords + slot.word)
@@ -181,7 +190,10 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         init(storage: Storage) {
             self.storage = storage
             (endIndex, layout) = storage.withUnsafeMutablePointerToHeader { header in
-                header.pointee.layout == nil ? (header.pointee.array.count, nil) : (header.pointee.count, header.pointee.layout)
+                switch header.pointee.contents {
+                case .words(let layout): (Int(header.pointee.count), layout)
+                case .array(let array): (array.count, nil)
+                }
             }
         }
 
@@ -193,7 +205,12 @@ public struct Snapshot: @unchecked Sendable, CustomStringConvertible {
         @inline(__always)
         public subscript(position: Int) -> StoreValue {
             require(position >= 0 && position < endIndex, "index \(position) is out of a snapshot's \(endIndex) values")
-            guard let layout else { return storage.withUnsafeMutablePointerToHeader { $0.pointee.array[position] } }
+            guard let layout else {
+                return storage.withUnsafeMutablePointerToHeader { header in
+                    guard case .array(let array) = header.pointee.contents else { fatalError("a snapshot without a layout keeps an array") }
+                    return array[position]
+                }
+            }
             return storage.withUnsafeMutablePointerToElements { words in
                 if Snapshot.isNull(position, words) { return .null }
                 let slot = layout.slots[position]

@@ -163,4 +163,13 @@ struct SnapshotWordReadTests {
         declaration.bindSnapshotWord(short, index: 1)
         #expect(declaration.snapshotWord == -2)
     }
+
+    /// A snapshot's header: its ID, the count in the ID's padding, its
+    /// version, and one word saying where its values are (each row an SQL
+    /// store reads is 16 bytes smaller than with an array and an optional
+    /// layout beside each other).
+    @Test func aSnapshotHeaderTakesFortyBytes() {
+        #expect(MemoryLayout<Snapshot.Contents>.size == 8)
+        #expect(MemoryLayout<Snapshot.Header>.size == 40)
+    }
 }
