@@ -122,9 +122,9 @@ public class PropertyDeclaration: @unchecked Sendable {
     /// one word (see `SnapshotLayout`), packed as `word << 3 | kind` (the
     /// word counted from the snapshot's first word, the kind the raw value
     /// of `SnapshotLayout.Kind`); -1 until a model with the property was
-    /// built, -2 when no such word serves every entity with the property
-    /// (a relationship, a transient attribute, a type kept whole, or an
-    /// entity whose null bitmap is longer than its parent's).
+    /// built (and always for a relationship), -2 when no such word serves
+    /// every entity with the property (a transient attribute, a type kept
+    /// whole, or an entity whose null bitmap is longer than its parent's).
     @usableFromInline let _snapshotWord = Atomic<Int>(-1)
 
     init(name: String) {

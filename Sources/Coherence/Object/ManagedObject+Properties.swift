@@ -3,13 +3,12 @@ import Observation
 
 // The accessors the property macros generate call these: `get` calls
 // `_read(__Coherence_title.declaration)`, `set` calls
-// `_write(__Coherence_title.declaration, newValue)`. Inlinable, so that the
-// accessor of a loaded object in a release build is: a load of the
-// declaration's position, a test of the object's access flags, a load from
-// the buffer or the snapshot (`_currentValue(at:)`), and the conversion
-// specialized for the property's type. A loaded object that wrote
-// nothing reads a value of a fixed-width type straight from its
-// snapshot's word (`AttributeDeclaration.decode(from:)`).
+// `_write(__Coherence_title.declaration, newValue)`. Inlinable, so that a
+// read of a loaded object that wrote nothing is, in a release build: a
+// test of the object's access flags, the declaration's word, the value's
+// null bit, and the word converted for the property's type
+// (`AttributeDeclaration.decode(word:kind:)`). Any other read takes the
+// value from the buffer or the snapshot (`_currentValue(at:)`) out of line.
 extension ManagedObject {
     /// Reads an attribute (or a derived one). For the `@Attribute` and
     /// `@Derived` macros; not for your code.
