@@ -122,6 +122,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/CoherenceTests",
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
     ],

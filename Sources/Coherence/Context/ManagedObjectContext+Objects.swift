@@ -25,6 +25,17 @@ extension ManagedObjectContext {
         return entity
     }
 
+    /// The entity of an object to insert: its class's or, for a plain
+    /// ``ManagedObject`` made with ``ManagedObject/init(entity:insertInto:)``,
+    /// the entity it was made for, which must be of this context's model.
+    func entity(toInsert object: ManagedObject) -> EntityDescription {
+        guard type(of: object) == ManagedObject.self, let entity = object._entity else { return entity(for: type(of: object)) }
+        guard persistentStoreCoordinator?.managedObjectModel.entitiesByName[entity.name] === entity else {
+            fatalError("Coherence: cannot insert an object of the entity \(entity.name) into \(self): the entity is not of the context's model")
+        }
+        return entity
+    }
+
     /// Every object the context holds.
     ///
     /// Faults that nothing outside the context holds are let go first, so

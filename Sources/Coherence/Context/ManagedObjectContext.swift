@@ -324,7 +324,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if object._contextRef === self { return }
         require(object._contextRef == nil, "Coherence: \(object) belongs to another context")
         require(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
-        let entity = entity(for: type(of: object))
+        let entity = entity(toInsert: object)
         // Core Data raises for an object of an abstract entity; stop, naming it.
         if entity.isAbstract { fatalError("Coherence: \(entity.name) is an abstract entity and cannot be instantiated; insert an object of one of its sub-entities") }
         object._setInitialValues(entity: entity)

@@ -56,9 +56,22 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     /// The initial value.
     let initialValue: InitialValue
 
+    /// The user info of a model file's attribute (empty for `@Attribute`).
+    let userInfo: [String: String]
+
+    /// An attribute a model file declares (see `ModelFile+Attributes.swift`).
+    init(fileName name: String, options: [AttributeOption], initialValue: InitialValue, userInfo: [String: String]) {
+        self.options = options
+        codec = ValueCodec<Value>.make()
+        self.initialValue = initialValue
+        self.userInfo = userInfo
+        super.init(name: name)
+    }
+
     /// A derived attribute's declaration (see ``DerivedDeclaration``).
     init(derivedName name: String, initialValue: Value) {
         options = []
+        userInfo = [:]
         let codec = ValueCodec<Value>.make()
         self.codec = codec
         self.initialValue = (codec.flatMap { try? $0.encode(initialValue) }).map { .constant($0) } ?? .none
@@ -69,6 +82,7 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     /// optional type, none for another (it must be set before saving).
     public init(_ options: AttributeOption..., name: String) {
         self.options = options
+        userInfo = [:]
         codec = ValueCodec<Value>.make()
         initialValue = .none
         super.init(name: name)
@@ -78,6 +92,7 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     /// once.
     public init(_ options: AttributeOption..., name: String, constant: Value) {
         self.options = options
+        userInfo = [:]
         let codec = ValueCodec<Value>.make()
         self.codec = codec
         do {
@@ -91,6 +106,7 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
     /// An attribute whose initial value is computed for each new object.
     public init(_ options: AttributeOption..., name: String, default makeDefault: @escaping @Sendable () -> Value) {
         self.options = options
+        userInfo = [:]
         let codec = ValueCodec<Value>.make()
         self.codec = codec
         if let codec {

@@ -20,6 +20,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// (``AttributeOption/preservesValueInHistoryOnDeletion``), as Core Data's
     /// `NSAttributeDescription.preservesValueInHistoryOnDeletion`.
     public let preservesValueInHistoryOnDeletion: Bool
+    /// The user info a model file gives the attribute, as Core Data's
+    /// `NSPropertyDescription.userInfo` (empty for a Swift declaration).
+    public let userInfo: [String: String]
     /// The position of this property in the entity's snapshots.
     let index: Int
     /// The declaration's conversions (see ``AttributeCoding``).
@@ -34,7 +37,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
 
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
          access: any AttributeCoding, makeInitialValue: (@Sendable () throws -> StoreValue)? = nil,
-         isDerived: Bool = false, isTransient: Bool = false, preservesValueInHistoryOnDeletion: Bool = false) {
+         isDerived: Bool = false, isTransient: Bool = false, preservesValueInHistoryOnDeletion: Bool = false,
+         userInfo: [String: String] = [:]) {
+        self.userInfo = userInfo
         self.isTransient = isTransient
         self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
         slotKind = SlotKind(access.valueType)

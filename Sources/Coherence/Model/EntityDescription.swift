@@ -53,6 +53,19 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
+    /// The entity's previous name, for lightweight migration, as Core
+    /// Data's `NSEntityDescription.renamingIdentifier`: the class's
+    /// ``ManagedObject/renamingIdentifier``, or a model file's renaming ID.
+    /// <https://developer.apple.com/documentation/coredata/nspropertydescription/renamingidentifier>
+    public let renamingIdentifier: String?
+    /// The previous names of renamed properties, by current name (the
+    /// class's ``ManagedObject/propertyRenamingIdentifiers``, or a model
+    /// file's renaming IDs).
+    public let propertyRenamingIdentifiers: [String: String]
+    /// The user info a model file gives the entity, as Core Data's
+    /// `NSEntityDescription.userInfo` (empty for a Swift declaration).
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/userinfo>
+    public let userInfo: [String: String]
     /// The uniqueness constraints (``ManagedObject/uniquenessConstraints``):
     /// attribute names.
     public let uniquenessConstraints: [[String]]
@@ -94,7 +107,11 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
          relationships: [RelationshipDescription], keyPathIndexes: [SendableKeyPath: Int],
          derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
          indexes: [[String]] = [], uniquenessConstraints: [[String]] = [],
-         superentity: EntityDescription? = nil, isAbstract: Bool = false) {
+         superentity: EntityDescription? = nil, isAbstract: Bool = false,
+         renamingIdentifier: String? = nil, propertyRenamingIdentifiers: [String: String] = [:], userInfo: [String: String] = [:]) {
+        self.renamingIdentifier = renamingIdentifier
+        self.propertyRenamingIdentifiers = propertyRenamingIdentifiers
+        self.userInfo = userInfo
         self.superentity = superentity
         self.isAbstract = isAbstract
         self.indexes = indexes
@@ -122,6 +139,16 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
             + relationships.map { .some($0.isToMany ? .objectIDs([]) : .null) })
         computedInitialValues = attributes.filter { $0.makeInitialValue != nil }.map(\.index)
         superentity?._subentities.append(WeakEntity(entity: self))
+    }
+
+    /// Whether this entity is the one named `name` or a sub-entity of it.
+    func isKind(ofEntityNamed name: String) -> Bool {
+        var entity: EntityDescription? = self
+        while let next = entity {
+            if next.name == name { return true }
+            entity = next.superentity
+        }
+        return false
     }
 
     /// This entity and all of its sub-entities, depth first.

@@ -66,9 +66,16 @@ extension ManagedObject {
     /// Like Core Data, which raises for an entity of another class, this
     /// stops the program, naming both, in release builds too.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/init(entity:insertinto:)>
+    ///
+    /// For an entity of a model file that has no class of its own
+    /// (``ManagedObjectModel/init(contentsOf:classes:)``), make the object
+    /// as Core Data code does, with `ManagedObject(entity:insertInto:)`.
     public convenience init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.init()
-        guard entity.managedObjectClass == type(of: self) else {
+        if type(of: self) == ManagedObject.self, ModeledClasses.isModeled(entity.managedObjectClass) {
+            _entity = entity
+            _setInitialValues(entity: entity)
+        } else if entity.managedObjectClass != type(of: self) {
             fatalError("Coherence: init(entity:insertInto:) was given the entity \(entity.name) for an object of class \(type(of: self)); use \(entity.managedObjectClass)(entity:insertInto:)")
         }
         context?.insert(self)
@@ -76,6 +83,23 @@ extension ManagedObject {
 }
 
 extension EntityDescription {
+    /// Creates an object of the entity named `entityName` in the model of
+    /// `context`'s coordinator and inserts it, as Core Data's
+    /// `NSEntityDescription.insertNewObject(forEntityName:into:)`.
+    ///
+    /// Like Core Data, which raises when the model has no such entity,
+    /// this stops the program, naming it, in release builds too.
+    /// <https://developer.apple.com/documentation/coredata/nsentitydescription/insertnewobject(forentityname:into:)>
+    @discardableResult
+    public static func insertNewObject(forEntityName entityName: String, into context: ManagedObjectContext) -> ManagedObject {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            fatalError("Coherence: insertNewObject(forEntityName:into:) could not locate an entity named \(entityName) in the model of \(context)")
+        }
+        let object = entity.managedObjectClass.init()
+        context.insert(object)
+        return object
+    }
+
     /// The entity named `entityName` in the model of `context`'s
     /// coordinator, as Core Data's `entity(forEntityName:in:)`; `nil` when
     /// there is none.
@@ -90,5 +114,13 @@ extension ManagedObjectID {
     /// from the last model built with its class (see ``ManagedObject/entity()``).
     public var entity: EntityDescription {
         objectClass.entity()
+    }
+
+    /// Whether the object is of `entity` or one of its sub-entities (for a
+    /// model file's entities, the class hierarchy need not follow theirs).
+    func isOfEntity(_ entity: EntityDescription) -> Bool {
+        if objectClass == entity.managedObjectClass { return true }
+        return EntityRegistry.entity(of: objectClass)?.isKind(ofEntityNamed: entity.name)
+            ?? isSameOrSubclass(objectClass, of: entity.managedObjectClass)
     }
 }

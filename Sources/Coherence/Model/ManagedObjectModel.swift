@@ -42,8 +42,13 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     /// Builds and validates a model from `ManagedObject` subclasses.
     /// - Throws: ``ModelError``.
-    public init(entities classes: [ManagedObject.Type]) throws(ModelError) {
-        let declarations = try classes.map { type throws(ModelError) in try EntityDeclaration(type) }
+    public convenience init(entities classes: [ManagedObject.Type]) throws(ModelError) {
+        try self.init(declarations: classes.map { type throws(ModelError) in try EntityDeclaration(type) })
+    }
+
+    /// Builds and validates a model from its entities' declarations, read
+    /// from classes or from a model file.
+    init(declarations: [EntityDeclaration]) throws(ModelError) {
         var byName: [String: EntityDeclaration] = [:]
         var byClass: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
@@ -51,9 +56,14 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             byName[declaration.name] = declaration
             byClass[ObjectIdentifier(declaration.type)] = declaration
         }
-        // Sub-entities: the nearest superclass is the parent, and must be listed.
+        // Sub-entities: a model file names each parent; otherwise the
+        // nearest superclass is the parent, and must be listed.
         var parents: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
+            if let file = declaration.file {
+                if let parent = file.parentName.flatMap({ byName[$0] }) { parents[ObjectIdentifier(declaration.type)] = parent }
+                continue
+            }
             let superclass: AnyClass? = declaration.superclass
             if let superclass, superclass != ManagedObject.self, byClass[ObjectIdentifier(superclass)] == nil {
                 throw .superentityNotInModel(entity: declaration.name, superentity: String(describing: superclass))
@@ -65,6 +75,20 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         func depth(_ declaration: EntityDeclaration) -> Int {
             parents[ObjectIdentifier(declaration.type)].map { depth($0) + 1 } ?? 0
         }
+        // Each entity's class and its ancestor entities' classes: what an
+        // inverse or a destination is checked against (for a model file,
+        // the class hierarchy need not follow the entity hierarchy).
+        var lineages: [ObjectIdentifier: Set<ObjectIdentifier>] = [:]
+        for declaration in declarations {
+            var lineage: Set<ObjectIdentifier> = [ObjectIdentifier(declaration.type)]
+            var ancestor = parents[ObjectIdentifier(declaration.type)]
+            while let next = ancestor {
+                lineage.insert(ObjectIdentifier(next.type))
+                ancestor = parents[ObjectIdentifier(next.type)]
+            }
+            lineages[ObjectIdentifier(declaration.type)] = lineage
+        }
+        let hierarchy = EntityLineages(lineages: lineages)
         // Derived properties: resolved first, each entity gets its own and
         // those its objects feed.
         var derivations: [DerivationDescription] = []
@@ -73,7 +97,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             // attribute indexes) and resolves only its own.
             let inherited = parents[ObjectIdentifier(declaration.type)]?.attributes.count ?? 0
             for derived in declaration.derived where derived.index >= inherited {
-                derivations.append(try declaration.resolveDerivation(derived, id: derivations.count, in: byName))
+                derivations.append(try declaration.resolveDerivation(derived, id: derivations.count, in: byName, hierarchy: hierarchy))
             }
         }
         // Parents first, so that each sub-entity can point at its parent.
@@ -88,9 +112,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 ancestor = parents[ObjectIdentifier(next.type)]
             }
             builtByName[declaration.name] = try declaration.resolve(
-                in: byClass, derivations: derivations.filter { lineage.contains($0.parentEntityName) },
+                in: byClass, hierarchy: hierarchy, derivations: derivations.filter { lineage.contains($0.parentEntityName) },
                 dependentDerivations: derivations.filter { lineage.contains($0.childEntityName) },
-                superentity: superentity, isAbstract: declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false))
+                superentity: superentity,
+                isAbstract: declaration.file?.isAbstract ?? (declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false)))
         }
         let built = declarations.map { builtByName[$0.name]! }
         for root in built where root.superentity == nil && !root.subentities.isEmpty {
@@ -175,10 +200,30 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
 }
 
-/// An entity as read from its class, before its inverses are resolved.
-private struct EntityDeclaration {
+/// Which entity classes are each entity's or its ancestors': what the
+/// model checks inverses and destinations against.
+struct EntityLineages {
+    let lineages: [ObjectIdentifier: Set<ObjectIdentifier>]
+
+    /// Whether `type` is the class of `ancestor`'s entity or of one of its
+    /// sub-entities.
+    func isSameOrSubentity(_ type: ManagedObject.Type, of ancestor: ManagedObject.Type) -> Bool {
+        lineages[ObjectIdentifier(type)]?.contains(ObjectIdentifier(ancestor)) ?? isSameOrSubclass(type, of: ancestor)
+    }
+}
+
+/// An entity as read from its class or from a model file, before its
+/// inverses are resolved.
+struct EntityDeclaration {
     let type: ManagedObject.Type
     let name: String
+    /// What a model file says of the entity beyond its properties; `nil`
+    /// for an entity read from its class, where the class says it.
+    let file: FileEntityFacts?
+    let indexes: [[String]]
+    let uniquenessConstraints: [[String]]
+    let renamingIdentifier: String?
+    let propertyRenamingIdentifiers: [String: String]
     /// The class this entity's class inherits from (see ``init(_:)``).
     let superclass: AnyClass?
     let attributes: [AttributeDescription]
@@ -202,6 +247,11 @@ private struct EntityDeclaration {
     init(_ type: ManagedObject.Type) throws(ModelError) {
         self.type = type
         name = type.entityName
+        file = nil
+        indexes = type.indexes
+        uniquenessConstraints = type.uniquenessConstraints
+        renamingIdentifier = type.renamingIdentifier
+        propertyRenamingIdentifiers = type.propertyRenamingIdentifiers
         let instance = type.init()
         var levels: [(type: AnyClass, fields: [any PropertyDeclaring.Type])] = []
         var mirror: Mirror? = Mirror(reflecting: instance)
@@ -257,7 +307,7 @@ private struct EntityDeclaration {
     }
 
     func resolveDerivation(_ derived: (index: Int, declaration: DerivationDeclaration), id: Int,
-                           in declarations: [String: EntityDeclaration]) throws(ModelError) -> DerivationDescription {
+                           in declarations: [String: EntityDeclaration], hierarchy: EntityLineages) throws(ModelError) -> DerivationDescription {
         let property = attributes[derived.index].name
         let declaration = derived.declaration
         func fail(_ reason: String) -> ModelError { .invalidDerivation(entity: name, property: property, reason: reason) }
@@ -269,7 +319,7 @@ private struct EntityDeclaration {
         guard let child = declarations.values.first(where: { $0.type == relationship.destinationType }) else {
             throw .destinationNotInModel(entity: name, property: relationship.name, destination: relationship.destinationType.entityName)
         }
-        let inverseName = try inverseName(of: relationship, destination: child)
+        let inverseName = try inverseName(of: relationship, destination: child, hierarchy: hierarchy)
         guard let inversePosition = child.relationships.firstIndex(where: { $0.name == inverseName }) else {
             throw fail("\(child.name).\(inverseName) is not a relationship")
         }
@@ -302,7 +352,7 @@ private struct EntityDeclaration {
         relationshipKeyPaths[SendableKeyPath(keyPath)].map { relationships[$0].name }
     }
 
-    func resolve(in declarations: [ObjectIdentifier: EntityDeclaration], derivations: [DerivationDescription],
+    func resolve(in declarations: [ObjectIdentifier: EntityDeclaration], hierarchy: EntityLineages, derivations: [DerivationDescription],
                  dependentDerivations: [DerivationDescription], superentity: EntityDescription?,
                  isAbstract: Bool) throws(ModelError) -> EntityDescription {
         var resolved: [RelationshipDescription] = []
@@ -311,13 +361,13 @@ private struct EntityDeclaration {
                 throw .destinationNotInModel(entity: name, property: relationship.name,
                                              destination: relationship.destinationType.entityName)
             }
-            let inverseName = try inverseName(of: relationship, destination: destination)
+            let inverseName = try inverseName(of: relationship, destination: destination, hierarchy: hierarchy)
             guard let inverse = destination.relationships.firstIndex(where: { $0.name == inverseName }) else {
                 throw .mismatchedInverse(entity: name, property: relationship.name,
                                          reason: "\(destination.name).\(inverseName) is not a relationship")
             }
             // The inverse may lead to a superclass: a sub-entity inherits it.
-            guard isSameOrSubclass(type, of: destination.relationships[inverse].destinationType) else {
+            guard hierarchy.isSameOrSubentity(type, of: destination.relationships[inverse].destinationType) else {
                 throw .mismatchedInverse(
                     entity: name, property: relationship.name,
                     reason: "\(destination.name).\(inverseName) leads to \(destination.relationships[inverse].destinationType.entityName), not \(name)")
@@ -328,15 +378,15 @@ private struct EntityDeclaration {
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
                 inverseAttributeCount: destination.attributes.count,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
-                deleteRule: relationship.deleteRule))
+                deleteRule: relationship.deleteRule, userInfo: relationship.userInfo))
         }
-        for index in type.indexes {
+        for index in indexes {
             guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }
             for property in index where !attributes.contains(where: { $0.name == property && !$0.isTransient }) {
                 throw .invalidIndex(entity: name, property: property, reason: "only stored (not transient) attributes of \(name) can be indexed")
             }
         }
-        for constraint in type.uniquenessConstraints {
+        for constraint in uniquenessConstraints {
             guard !constraint.isEmpty else {
                 throw .invalidUniquenessConstraint(entity: name, property: "uniquenessConstraints", reason: "a constraint names at least one attribute")
             }
@@ -348,7 +398,7 @@ private struct EntityDeclaration {
         // "Subentities may extend a superentity's constraint": not drop it
         // (its unique index covers the whole hierarchy).
         if let superentity {
-            for constraint in superentity.uniquenessConstraints where !type.uniquenessConstraints.contains(constraint) {
+            for constraint in superentity.uniquenessConstraints where !uniquenessConstraints.contains(constraint) {
                 throw .invalidUniquenessConstraint(
                     entity: name, property: constraint.joined(separator: ","),
                     reason: "a sub-entity keeps its parent \(superentity.name)'s constraints; return super.uniquenessConstraints plus its own")
@@ -357,13 +407,15 @@ private struct EntityDeclaration {
         return EntityDescription(name: name, managedObjectClass: type, attributes: attributes,
                                  relationships: resolved, keyPathIndexes: keyPathIndexes,
                                  derivations: derivations, dependentDerivations: dependentDerivations,
-                                 indexes: type.indexes, uniquenessConstraints: type.uniquenessConstraints,
-                                 superentity: superentity, isAbstract: isAbstract)
+                                 indexes: indexes, uniquenessConstraints: uniquenessConstraints,
+                                 superentity: superentity, isAbstract: isAbstract, renamingIdentifier: renamingIdentifier,
+                                 propertyRenamingIdentifiers: propertyRenamingIdentifiers, userInfo: file?.userInfo ?? [:])
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).
-    func inverseName(of relationship: DeclaredRelationship, destination: EntityDeclaration) throws(ModelError) -> String {
-        var declaredHere: String?
+    func inverseName(of relationship: DeclaredRelationship, destination: EntityDeclaration,
+                     hierarchy: EntityLineages) throws(ModelError) -> String {
+        var declaredHere = relationship.inverseName
         if let keyPath = relationship.inverse {
             guard let name = destination.relationshipName(readBy: keyPath) else {
                 throw .mismatchedInverse(entity: name, property: relationship.name,
@@ -372,7 +424,9 @@ private struct EntityDeclaration {
             declaredHere = name
         }
         let pointingBack = destination.relationships.filter { candidate in
-            guard let keyPath = candidate.inverse, isSameOrSubclass(type, of: candidate.destinationType) else { return false }
+            guard hierarchy.isSameOrSubentity(type, of: candidate.destinationType) else { return false }
+            if let name = candidate.inverseName { return name == relationship.name }
+            guard let keyPath = candidate.inverse else { return false }
             return relationshipName(readBy: keyPath) == relationship.name
         }
         if let declaredHere {

@@ -27,6 +27,11 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// properties of the same name that cannot share a column: the
     /// hierarchy is stored in one table.
     case conflictingSubentityProperty(entity: String, property: String, reason: String)
+    /// A model file (``ManagedObjectModel/init(contentsOf:classes:)``) that
+    /// cannot be read, or that uses something Coherence does not support:
+    /// the file, the line of its XML, and the entity and property when the
+    /// fault is in one (empty otherwise).
+    case modelFile(file: String, line: Int, entity: String, property: String, reason: String)
 
     public var description: String {
         switch self {
@@ -52,6 +57,8 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity): its superclass \(superentity) is not in the model; list it too, as the parent entity"
         case .conflictingSubentityProperty(let entity, let property, let reason):
             "\(entity).\(property): \(reason); entities of one hierarchy share a table, so rename one of them"
+        case .modelFile(let file, let line, let entity, let property, let reason):
+            "\(file):\(line): \(entity.isEmpty ? "" : property.isEmpty ? "\(entity): " : "\(entity).\(property): ")\(reason)"
         }
     }
 }

@@ -12,6 +12,9 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     public let inverseIsToMany: Bool
     /// What deleting the source object does to the destination objects.
     public let deleteRule: DeleteRule
+    /// The user info a model file gives the relationship, as Core Data's
+    /// `NSPropertyDescription.userInfo` (empty for a Swift declaration).
+    public let userInfo: [String: String]
     /// The position of this property in the entity's snapshots.
     let index: Int
     /// The position of the inverse in the destination entity's snapshots.
@@ -32,7 +35,9 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     let valueType: any RelationshipValue.Type
 
     init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
-         inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule) {
+         inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
+         userInfo: [String: String] = [:]) {
+        self.userInfo = userInfo
         self.inverseAttributeCount = inverseAttributeCount
         self.name = name
         self.index = index
@@ -71,5 +76,10 @@ struct DeclaredRelationship {
     let destinationType: ManagedObject.Type
     let isToMany: Bool
     let deleteRule: DeleteRule
+    /// The inverse named by key path (a Swift declaration)…
     let inverse: AnyKeyPath?
+    /// …or by name (a model file).
+    var inverseName: String? = nil
+    /// The user info of a model file's relationship.
+    var userInfo: [String: String] = [:]
 }

@@ -160,7 +160,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// The object's ID: temporary until the object is saved, permanent after.
     public final var objectID: ManagedObjectID {
         if let id = _id { return id }
-        let id = ManagedObjectID.temporary(for: type(of: self))
+        // A plain `ManagedObject` of a model file's entity without a class
+        // (`init(entity:insertInto:)`) stands for its entity's class.
+        let id = ManagedObjectID.temporary(for: _entity?.managedObjectClass ?? type(of: self))
         _id = id
         return id
     }
@@ -288,7 +290,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
             } else if let sequence = value as? any Sequence, relationship.isToMany {
                 objects = Array(sequence) as? [ManagedObject]
             }
-            guard let objects, objects.allSatisfy({ isSameOrSubclass(type(of: $0), of: relationship.destinationType) }) else {
+            guard let objects, objects.allSatisfy({ $0._isDestination(of: relationship) }) else {
                 let expected = relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
                 fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
             }
@@ -303,6 +305,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         guard attribute.setSwiftValue(value is NSNull ? nil : value, of: self) else {
             fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
         }
+    }
+
+    /// Whether this object can be a destination of `relationship`: an
+    /// object of its destination entity or of a sub-entity.
+    final func _isDestination(of relationship: RelationshipDescription) -> Bool {
+        guard let entity = _entity else { return isSameOrSubclass(type(of: self), of: relationship.destinationType) }
+        return entity.isKind(ofEntityNamed: relationship.destinationEntityName)
     }
 
     private static func _typeName(of value: Any?) -> String {

@@ -11,7 +11,7 @@ extension SQLMigration {
         }
         func refuse(_ reason: String) -> StoreError { .incompatibleModel(reason: reason) }
         for entity in model.entities where entity.isInHierarchy || oldHierarchy(entity.name) {
-            let renamed = entity.managedObjectClass.renamingIdentifier.flatMap { oldEntities[$0] != nil && oldEntities[entity.name] == nil ? $0 : nil }
+            let renamed = entity.renamingIdentifier.flatMap { oldEntities[$0] != nil && oldEntities[entity.name] == nil ? $0 : nil }
             if let renamed {
                 throw refuse("\(entity.name) (formerly \(renamed)) is part of an entity hierarchy; renaming such entities is not supported by lightweight migration")
             }
@@ -19,7 +19,7 @@ extension SQLMigration {
             // Only renames that take effect now (identifiers left from an
             // earlier migration, or inherited from a parent, do not).
             let oldNames = Set(previous.attributes.map(\.name) + previous.relationships.map(\.name))
-            let renames = entity.managedObjectClass.propertyRenamingIdentifiers.filter { new, old in
+            let renames = entity.propertyRenamingIdentifiers.filter { new, old in
                 oldNames.contains(old) && !oldNames.contains(new)
             }
             if !renames.isEmpty {

@@ -129,15 +129,13 @@ struct SQLMigration {
         // The new name of each old entity, to tell renamed destinations from changed ones.
         var renamedEntities: [String: String] = [:]
         for entity in model.entities {
-            let type = entity.managedObjectClass
             if remaining[entity.name] != nil { renamedEntities[entity.name] = entity.name }
-            else if let old = type.renamingIdentifier, remaining[old] != nil { renamedEntities[old] = entity.name }
+            else if let old = entity.renamingIdentifier, remaining[old] != nil { renamedEntities[old] = entity.name }
         }
         self.renamedEntities = renamedEntities
         let oldEntities = remaining
         for entity in model.entities {
-            let type = entity.managedObjectClass
-            let previousName = remaining[entity.name] != nil ? entity.name : type.renamingIdentifier.flatMap { remaining[$0] != nil ? $0 : nil }
+            let previousName = remaining[entity.name] != nil ? entity.name : entity.renamingIdentifier.flatMap { remaining[$0] != nil ? $0 : nil }
             if entity.superentity != nil {
                 // A sub-entity's columns are in its root's table: added below.
                 if let previousName, let previous = remaining.removeValue(forKey: previousName),
@@ -197,7 +195,7 @@ struct SQLMigration {
     }
 
     private mutating func migrateProperties(of entity: EntityDescription, from previous: StoredModel.Entity) throws(StoreError) {
-        let renames = entity.managedObjectClass.propertyRenamingIdentifiers
+        let renames = entity.propertyRenamingIdentifiers
         let table = SQLSchema.table(entity)
         var oldAttributes = Dictionary(uniqueKeysWithValues: previous.attributes.map { ($0.name, $0) })
         for attribute in entity.storedAttributes {

@@ -1,0 +1,259 @@
+import Foundation
+
+/// What a model file says of an entity beyond its properties.
+struct FileEntityFacts {
+    /// The `parentEntity`.
+    let parentName: String?
+    let isAbstract: Bool
+    let userInfo: [String: String]
+}
+
+extension ManagedObjectModel {
+    /// Reads an Xcode model file, as Core Data's
+    /// `NSManagedObjectModel(contentsOf:)` reads the model Xcode compiles
+    /// from it.
+    ///
+    /// ```swift
+    /// let model = try ManagedObjectModel(
+    ///     contentsOf: URL(filePath: "Model.xcdatamodeld"), classes: [Car.self, Person.self])
+    /// ```
+    ///
+    /// `url` names a versioned model (`.xcdatamodeld`: the version its
+    /// `.xccurrentversion` names is read), one version (`.xcdatamodel`), or
+    /// a `contents` file. A store saved with another version migrates
+    /// lightweight when it opens, as with any model change.
+    ///
+    /// Each entity's objects are of the class among `classes` whose name is
+    /// the entity's `representedClassName` (without a module prefix):
+    /// Linux has no Objective-C runtime to find a class by name, so list
+    /// the classes you ported. An entity whose class is not listed (or that
+    /// names `NSManagedObject`) has plain ``ManagedObject``s, read and
+    /// written with ``ManagedObject/value(forKey:)`` and
+    /// ``ManagedObject/setValue(_:forKey:)``, created with
+    /// ``ManagedObject/init(entity:insertInto:)`` or
+    /// ``EntityDescription/insertNewObject(forEntityName:into:)``. A listed
+    /// class takes its properties from the file; it must not declare any
+    /// with `@Attribute` or `@Relationship`.
+    ///
+    /// The entity hierarchy is the file's (`parentEntity`): a class's
+    /// superclass need not be an entity. When an entity and its parent
+    /// both have classes, the entity's class must subclass the parent's.
+    ///
+    /// Attribute types map to Swift types as Core Data's Swift code
+    /// generation maps them (`Integer 16` → `Int16`, `Decimal` → `Decimal`,
+    /// `Binary` → `Data`, `URI` → `URL`, …; optional attributes to
+    /// optionals). Anything in the file Coherence does not support
+    /// (transformable and composite attributes, ordered or required
+    /// relationships, fetched properties, fetch request templates,
+    /// configurations, validation ranges, …) throws, never silently dropped.
+    ///
+    /// - Throws: ``ModelError/modelFile(file:line:entity:property:reason:)``
+    ///   naming the XML line, entity and property at fault, or any other
+    ///   ``ModelError`` the model's checks find.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/init(contentsof:)>
+    public convenience init(contentsOf url: URL, classes: [ManagedObject.Type] = []) throws(ModelError) {
+        let file = try ModelFile(contentsOf: url)
+        try self.init(declarations: file.entityDeclarations(classes: classes))
+    }
+}
+
+extension ModelFile {
+    /// The model's children Coherence reads or may ignore (`<elements>` is
+    /// the diagram's layout).
+    static let modelChildren: Set<String> = ["entity", "elements"]
+    /// The XML attributes of an `<entity>` Coherence reads or may ignore.
+    static let entityKeys: Set<String> = [
+        "name", "representedClassName", "parentEntity", "isAbstract", "elementID", "syncable", "codeGenerationType",
+        "versionHashModifier",
+    ]
+
+    /// The entities' declarations, in file order.
+    func entityDeclarations(classes listed: [ManagedObject.Type]) throws(ModelError) -> [EntityDeclaration] {
+        // Phase 1: every entity, its class and its own properties' elements.
+        if let other = root.children.first(where: { !Self.modelChildren.contains($0.name) }) {
+            throw error(other, entity: "", "<\(other.name)> is not supported by Coherence")
+        }
+        let elements = root.children(named: "entity")
+        var byName: [String: Element] = [:]
+        var classes: [String: ManagedObject.Type] = [:]
+        var listedClasses: [String: ManagedObject.Type] = [:]
+        for type in listed { listedClasses[String(describing: type)] = type }
+        var usedClasses: [ObjectIdentifier: String] = [:]
+        for element in elements {
+            guard let name = element.attributes["name"], !name.isEmpty else { throw error(element, entity: "", "an entity has no name") }
+            guard byName[name] == nil else { throw error(element, entity: name, "the model has two entities named \(name)") }
+            byName[name] = element
+            let className = element.attributes["representedClassName"].map { String($0.split(separator: ".").last ?? "") }
+            if let className, let type = listedClasses[className] {
+                if let other = usedClasses[ObjectIdentifier(type)] {
+                    throw error(element, entity: name, "its class \(className) is the class of \(other) too")
+                }
+                try checkNoSwiftProperties(type, element: element, entity: name)
+                guard type.entityName == name else {
+                    throw error(element, entity: name, "its class \(className) names the entity \(type.entityName); override its entityName to return \"\(name)\"")
+                }
+                usedClasses[ObjectIdentifier(type)] = name
+                classes[name] = type
+            } else {
+                classes[name] = ModeledClasses.objectClass(forEntityNamed: name)
+            }
+        }
+        // Phase 2: the hierarchy.
+        for element in elements {
+            let name = element.attributes["name"]!
+            try checkKnown(entity: element, name: name)
+            guard let parentName = element.attributes["parentEntity"] else { continue }
+            guard byName[parentName] != nil else { throw error(element, entity: name, "the parent entity \(parentName) is not in the model") }
+            var ancestor: String? = parentName
+            var seen: Set<String> = [name]
+            while let next = ancestor {
+                guard seen.insert(next).inserted else { throw error(element, entity: name, "its parent entities form a cycle") }
+                ancestor = byName[next]?.attributes["parentEntity"]
+            }
+            try checkClasses(of: name, parent: parentName, classes: classes, element: element)
+        }
+        // Phase 3: each entity's properties, its ancestors' first.
+        var declared: [String: (attributes: [any AttributeDescribing], relationships: [DeclaredRelationship])] = [:]
+        for element in elements {
+            let name = element.attributes["name"]!
+            var attributes: [any AttributeDescribing] = []
+            var relationships: [DeclaredRelationship] = []
+            for child in element.children {
+                switch child.name {
+                case "attribute": attributes.append(try attribute(child, entity: name))
+                case "relationship": relationships.append(try relationship(child, entity: name, classes: classes))
+                default: break
+                }
+            }
+            declared[name] = (attributes, relationships)
+        }
+        func lineage(_ name: String) -> [String] {
+            (byName[name]?.attributes["parentEntity"].map(lineage) ?? []) + [name]
+        }
+        // Phase 4: the declarations.
+        return try elements.map { element throws(ModelError) in
+            let name = element.attributes["name"]!
+            let names = lineage(name)
+            var attributes: [AttributeDescription] = []
+            for attribute in names.flatMap({ declared[$0]!.attributes }) {
+                attributes.append(try attribute.describe(entity: name, index: attributes.count))
+            }
+            let relationships = names.flatMap { declared[$0]!.relationships }
+            return EntityDeclaration(
+                fileEntity: name, type: classes[name]!, attributes: attributes, relationships: relationships,
+                facts: FileEntityFacts(parentName: element.attributes["parentEntity"], isAbstract: Self.flag(element, "isAbstract"),
+                                       userInfo: Self.userInfo(of: element)),
+                indexes: try indexes(of: element, entity: name, attributes: attributes),
+                uniquenessConstraints: inheritedConstraints(names.compactMap { byName[$0] }),
+                renamingIdentifier: element.attributes["elementID"],
+                propertyRenamingIdentifiers: renamingIdentifiers(names.compactMap { byName[$0] }))
+        }
+    }
+
+    /// Refuses an entity's unknown XML attributes and children.
+    private func checkKnown(entity element: Element, name: String) throws(ModelError) {
+        if let unknown = element.attributes.keys.sorted().first(where: { !Self.entityKeys.contains($0) }) {
+            throw error(element, entity: name, "\(unknown)=\"\(element.attributes[unknown] ?? "")\" is not supported by Coherence")
+        }
+        let known: Set<String> = ["attribute", "relationship", "fetchIndex", "compoundIndexes", "uniquenessConstraints", "userInfo"]
+        if let child = element.children.first(where: { !known.contains($0.name) }) {
+            let what = child.name == "fetchedProperty" ? "fetched properties are" : "<\(child.name)> is"
+            throw error(child, entity: name, property: child.attributes["name"] ?? "", "\(what) not supported by Coherence")
+        }
+    }
+
+    /// A listed class takes its properties from the file.
+    private func checkNoSwiftProperties(_ type: ManagedObject.Type, element: Element, entity: String) throws(ModelError) {
+        var mirror: Mirror? = Mirror(reflecting: type.init())
+        while let level = mirror {
+            if let field = level.children.first(where: { Swift.type(of: $0.value) is any ReflectedPropertyField.Type }) {
+                let property = field.label.map { String($0.dropFirst()) } ?? ""
+                throw error(element, entity: entity, property: property,
+                            "\(type) declares \(property) in Swift; an entity read from a model file takes its properties from the file")
+            }
+            mirror = level.superclassMirror
+        }
+    }
+
+    /// An entity whose parent has a class must have a subclass of it: a
+    /// fetch of the parent returns the entity's objects as the parent's.
+    private func checkClasses(of name: String, parent: String, classes: [String: ManagedObject.Type],
+                              element: Element) throws(ModelError) {
+        let type = classes[name]!, parentType = classes[parent]!
+        guard ModeledClasses.isModeled(parentType) || isSameOrSubclass(type, of: parentType) else {
+            throw error(element, entity: name, "its parent entity \(parent) has the class \(parentType), so its class must subclass \(parentType)"
+                        + (ModeledClasses.isModeled(type) ? "; list a class for it" : ", and \(type) does not"))
+        }
+    }
+
+    /// The entity's fetch indexes (`<fetchIndex>`, the older
+    /// `<compoundIndexes>`) and attributes marked `indexed`.
+    private func indexes(of element: Element, entity: String, attributes: [AttributeDescription]) throws(ModelError) -> [[String]] {
+        var indexes: [[String]] = []
+        for index in element.children(named: "fetchIndex") {
+            var names: [String] = []
+            for part in index.children {
+                guard part.name == "fetchIndexElement", let property = part.attributes["property"] else {
+                    throw error(part, entity: entity, property: index.attributes["name"] ?? "",
+                                "an index element other than an attribute (an expression) is not supported by Coherence")
+                }
+                guard (part.attributes["type"] ?? "Binary") == "Binary", (part.attributes["order"] ?? "ascending") == "ascending" else {
+                    throw error(part, entity: entity, property: property, "only ascending binary indexes are supported by Coherence")
+                }
+                names.append(property)
+            }
+            indexes.append(names)
+        }
+        for compound in element.children(named: "compoundIndexes").flatMap({ $0.children(named: "compoundIndex") }) {
+            indexes.append(compound.children(named: "index").compactMap { $0.attributes["value"] })
+        }
+        for attribute in element.children(named: "attribute") where Self.flag(attribute, "indexed") {
+            indexes.append([attribute.attributes["name"] ?? ""])
+        }
+        return indexes
+    }
+
+    /// The `<uniquenessConstraints>` of `entities` (an entity and its
+    /// ancestors): a sub-entity keeps its parent's constraints and may add
+    /// its own, as in Core Data.
+    private func inheritedConstraints(_ entities: [Element]) -> [[String]] {
+        var constraints: [[String]] = []
+        for entity in entities {
+            for constraint in entity.children(named: "uniquenessConstraints").flatMap({ $0.children(named: "uniquenessConstraint") }) {
+                let names = constraint.children(named: "constraint").compactMap { $0.attributes["value"] }
+                if !constraints.contains(names) { constraints.append(names) }
+            }
+        }
+        return constraints
+    }
+
+    /// The renaming IDs (`elementID`) of the properties of `entities`.
+    private func renamingIdentifiers(_ entities: [Element]) -> [String: String] {
+        var renames: [String: String] = [:]
+        for property in entities.flatMap(\.children) where property.name == "attribute" || property.name == "relationship" {
+            if let name = property.attributes["name"], let previous = property.attributes["elementID"] { renames[name] = previous }
+        }
+        return renames
+    }
+}
+
+extension EntityDeclaration {
+    /// An entity read from a model file.
+    init(fileEntity name: String, type: ManagedObject.Type, attributes: [AttributeDescription], relationships: [DeclaredRelationship],
+         facts: FileEntityFacts, indexes: [[String]], uniquenessConstraints: [[String]], renamingIdentifier: String?,
+         propertyRenamingIdentifiers: [String: String]) {
+        self.type = type
+        self.name = name
+        file = facts
+        superclass = nil
+        self.attributes = attributes
+        self.relationships = relationships
+        derived = []
+        attributeKeyPaths = [:]
+        relationshipKeyPaths = [:]
+        self.indexes = indexes
+        self.uniquenessConstraints = uniquenessConstraints
+        self.renamingIdentifier = renamingIdentifier
+        self.propertyRenamingIdentifiers = propertyRenamingIdentifiers
+    }
+}

@@ -1,0 +1,161 @@
+@testable import Coherence
+import Foundation
+import Testing
+
+/// A class that declares its properties in Swift: a model file's entity
+/// cannot also take them from the file.
+final class DeclaringPamphlet: ManagedObject {
+    @Attribute var title = ""
+    override class var entityName: String { "Pamphlet" }
+}
+
+/// Everything in a model file Coherence cannot honour is a
+/// `ModelError.modelFile` naming the file's line, the entity and the
+/// property: nothing is silently dropped.
+@Suite("Xcode model file errors")
+struct ModelFileErrorTests {
+    /// One broken model: the `<entity>` elements of its `contents`, and
+    /// what the error must name.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let entities: String
+        let line: Int
+        let entity: String
+        let property: String
+        let reason: String
+        var testDescription: String { name }
+    }
+
+    // Line 1 is the XML declaration, line 2 `<model>`: the first entity
+    // starts on line 3.
+    static let cases: [Case] = [
+        Case(name: "transformable attribute", entities: """
+            <entity name="Pamphlet">
+                <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "tags", reason: "valueTransformerName"),
+        Case(name: "unknown attribute type", entities: """
+            <entity name="Pamphlet">
+                <attribute name="shape" optional="YES" attributeType="Composite"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "shape", reason: "attribute type \"Composite\" is not supported"),
+        Case(name: "validation range", entities: """
+            <entity name="Pamphlet">
+                <attribute name="pages" optional="YES" attributeType="Integer 16" minValueString="1"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "pages", reason: "minValueString=\"1\" is not supported"),
+        Case(name: "invalid default", entities: """
+            <entity name="Pamphlet">
+                <attribute name="pages" attributeType="Integer 16" defaultValueString="many"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "pages", reason: "the default value \"many\" is not a valid Integer 16"),
+        Case(name: "derived attribute", entities: """
+            <entity name="Pamphlet">
+                <attribute name="count" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="readers.@count"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "count", reason: "derivationExpression"),
+        Case(name: "ordered relationship", entities: """
+            <entity name="Pamphlet">
+                <relationship name="pages" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet" inverseEntity="Page"/>
+            </entity>
+            <entity name="Page">
+                <relationship name="pamphlet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages" inverseEntity="Pamphlet"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "pages", reason: "ordered relationships are not supported"),
+        Case(name: "relationship without inverse", entities: """
+            <entity name="Pamphlet">
+                <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "author", reason: "has no inverse"),
+        Case(name: "missing destination", entities: """
+            <entity name="Pamphlet">
+                <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Writer" inverseName="pamphlets"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "author", reason: "the destination entity Writer is not in the model"),
+        Case(name: "required relationship", entities: """
+            <entity name="Pamphlet">
+                <relationship name="next" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="next"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "next", reason: "a required (not optional) relationship"),
+        Case(name: "fetched property", entities: """
+            <entity name="Pamphlet">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <fetchedProperty name="similar" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Pamphlet" predicateString="title == $FETCH_SOURCE.title"/>
+                </fetchedProperty>
+            </entity>
+            """, line: 5, entity: "Pamphlet", property: "similar", reason: "fetched properties are not supported"),
+        Case(name: "fetch request template", entities: """
+            <entity name="Pamphlet"/>
+            <fetchRequest name="AllPamphlets" entity="Pamphlet"/>
+            """, line: 4, entity: "", property: "", reason: "<fetchRequest> is not supported"),
+        Case(name: "unknown parent", entities: """
+            <entity name="Pamphlet" parentEntity="Publication"/>
+            """, line: 3, entity: "Pamphlet", property: "", reason: "the parent entity Publication is not in the model"),
+        Case(name: "duplicate entity", entities: """
+            <entity name="Pamphlet"/>
+            <entity name="Pamphlet"/>
+            """, line: 4, entity: "Pamphlet", property: "", reason: "two entities named Pamphlet"),
+        Case(name: "class declaring properties", entities: """
+            <entity name="Pamphlet" representedClassName="DeclaringPamphlet">
+                <attribute name="title" optional="YES" attributeType="String"/>
+            </entity>
+            """, line: 3, entity: "Pamphlet", property: "title", reason: "takes its properties from the file"),
+    ]
+
+    /// Writes `entities` as the `contents` of a new `.xcdatamodel` folder.
+    static func modelFolder(_ entities: String) throws -> URL {
+        let folder = TestFiles.newURL("Broken.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let contents = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+            \(entities)
+            </model>
+            """
+        try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
+        return folder
+    }
+
+    @Test(arguments: cases) func namesTheLineEntityAndProperty(_ broken: Case) throws {
+        let folder = try Self.modelFolder(broken.entities)
+        let error = #expect(throws: ModelError.self) {
+            try ManagedObjectModel(contentsOf: folder, classes: [DeclaringPamphlet.self])
+        }
+        guard case .modelFile(let file, let line, let entity, let property, let reason) = error else {
+            Issue.record("expected a model file error, got \(String(describing: error))")
+            return
+        }
+        #expect(file == folder.appendingPathComponent("contents").path)
+        #expect((line, entity, property) == (broken.line, broken.entity, broken.property))
+        #expect(reason.contains(broken.reason), "\(reason)")
+    }
+
+    /// Malformed XML names the line the parser stopped on.
+    @Test func malformedXMLNamesItsLine() throws {
+        let folder = try Self.modelFolder("<entity name=\"Pamphlet\">\n<attribute name=\"title\" attributeType=\"String\">\n</entity>")
+        let error = #expect(throws: ModelError.self) { try ManagedObjectModel(contentsOf: folder) }
+        guard case .modelFile(_, let line, _, _, let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(line >= 5 && reason.contains("not well-formed XML"), "\(line): \(reason)")
+    }
+
+    /// A compiled model, a missing file, and a versioned model that does
+    /// not say which version is current.
+    @Test func refusesWhatIsNoModelFile() throws {
+        let compiled = TestFiles.newURL("Library.momd")
+        try FileManager.default.createDirectory(at: compiled, withIntermediateDirectories: true)
+        let versions = TestFiles.newURL("Two.xcdatamodeld")
+        for name in ["A.xcdatamodel", "B.xcdatamodel"] {
+            try FileManager.default.createDirectory(at: versions.appendingPathComponent(name), withIntermediateDirectories: true)
+        }
+        let expectations: [(URL, String)] = [
+            (compiled, "a compiled model cannot be read"),
+            (TestFiles.newURL("Missing.xcdatamodeld"), "no such file or folder"),
+            (versions, "holds 2 versions and no .xccurrentversion"),
+        ]
+        for (url, expected) in expectations {
+            let error = #expect(throws: ModelError.self) { try ManagedObjectModel(contentsOf: url) }
+            #expect(error.map { "\($0)" }?.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
+}
