@@ -36,7 +36,7 @@ let package = Package(
         // module in zeader's tests.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // The object layer's macros (@Attribute, @Relationship, @Derived).
+        // The object layer's macros (@Attribute, @Relationship, @Derived, @Managed).
         // 602.0.0 rather than 603.0.1: a clean build with one macro took
         // 59.6 s (debug) and 333 s (release) here, against 63.1 s and 361 s.
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
@@ -52,7 +52,7 @@ let package = Package(
             path: "Sources/Coherence",
             swiftSettings: strict + invariantChecks
         ),
-        // The property macros (@Attribute, @Relationship, @Derived):
+        // The property macros (@Attribute, @Relationship, @Derived, @Managed):
         // generated accessors and declarations as static data.
         .macro(
             name: "CoherenceMacros",

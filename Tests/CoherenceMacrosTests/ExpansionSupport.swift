@@ -8,6 +8,7 @@ let coherenceMacros: [String: MacroSpec] = [
     "Attribute": MacroSpec(type: AttributeMacro.self),
     "Relationship": MacroSpec(type: RelationshipMacro.self),
     "Derived": MacroSpec(type: DerivedMacro.self),
+    "Managed": MacroSpec(type: ManagedMacro.self),
 ]
 
 /// swift-syntax's expansion assertion, reporting to Swift Testing.

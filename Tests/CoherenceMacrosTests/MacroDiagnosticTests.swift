@@ -21,6 +21,9 @@ struct MacroDiagnosticTests {
         ("enum Outer<T> {\n    final class A: ManagedObject {\n        @Attribute var name = \"\"\n    }\n}", "Outer is generic", 2, 9), // (swift-syntax's test harness counts a nested class's lines from its own)
         ("final class A: ManagedObject {\n    @Relationship var items: Set<B> = [b]\n}", "can only be `nil` or `[]`", 2, 39),
         ("final class A: ManagedObject {\n    @Derived(count: \\A.items) var count: Int = 0\n}", "has no initial value: Coherence computes it", 2, 5),
+        ("extension A {\n    @Managed var name = \"\"\n}", "needs a type", 2, 18),
+        ("extension A {\n    @Managed var name: String = \"\"\n}", "takes its default value from the model", 2, 31),
+        ("extension A {\n    @Managed func addToItems(_ value: B) {}\n}", "delete the accessor function addToItems", 2, 5),
     ])
     func misuseIsAnError(source: String, message: String, line: Int, column: Int) {
         var failures: [String] = []

@@ -1,0 +1,102 @@
+import Synchronization
+
+/// Core Data's `@NSManaged`, for the entities of a model file
+/// (``ManagedObjectModel/init(contentsOf:classes:)``): the property's
+/// storage, type and options come from the model, and the class (or an
+/// extension of it) only names it.
+///
+/// ```swift
+/// // Car+CoreDataProperties.swift, as Xcode generates it, with @NSManaged
+/// // renamed to @Managed and the NS prefix dropped from NSFetchRequest:
+/// extension Car {
+///     @nonobjc public class func fetchRequest() -> FetchRequest<Car> {
+///         FetchRequest<Car>(entityName: "Car")
+///     }
+///     @Managed public var maker: String?
+///     @Managed public var year: Int16
+///     @Managed public var owners: NSSet?
+///     @Managed public var engine: Engine?
+/// }
+/// // The extension Xcode generates with the to-many accessors
+/// // (addToOwners(_:), removeFromOwners(_:), each for one object and for an
+/// // NSSet) is deleted: @Managed on `owners` generates them.
+/// ```
+///
+/// - A property reads and writes the entity's property of its name, with
+///   change tracking and Observation, as assigning it does in Core Data.
+///   Its Swift type may be the model's (`String?`, `Date?`, `Set<Person>`),
+///   or the types Xcode generates: a scalar (`Int16`, `Bool`, `Double`) for
+///   an optional numeric attribute (no value reads as zero), `NSNumber?`,
+///   `NSDecimalNumber?`, and `NSSet?` for a to-many relationship.
+/// - A property named `primitiveX`, when the entity has no property of that
+///   name, is the primitive accessor of `x`
+///   (``ManagedObject/primitiveValue(forKey:)``): no change tracking, no
+///   notification.
+/// - A to-many property (`NSSet?` or `Set<Destination>`) also gets Core
+///   Data's generated accessors: `addToX(_:)` and `removeFromX(_:)` for one
+///   object (a `ManagedObject` for `NSSet?`, a `Destination` for a `Set`)
+///   and for a set of them (`NSSet`, or `Set<Destination>`). Swift cannot
+///   attach one macro to both properties and bodiless functions, so the
+///   accessor functions Xcode generates are deleted when porting.
+///
+/// A type the model's value cannot convert to, or a name the entity does
+/// not have, stops the program at the first access, naming the entity,
+/// the property and both types, as Core Data fails for a mismatched
+/// `@NSManaged` declaration. Each property finds its place in its entity
+/// by name once per model.
+@attached(accessor, names: named(get), named(set))
+@attached(peer, names: arbitrary)
+public macro Managed() = #externalMacro(module: "CoherenceMacros", type: "ManagedMacro")
+
+/// A `@Managed` property's declaration: its name and Swift type, the model
+/// says the rest. What the macro generates; not for your code.
+///
+/// **Complexity:** O(1) per access once resolved for the object's entity
+/// (the first entity it is used with is kept; another costs a dictionary
+/// lookup per access).
+public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Sendable {
+    // @unchecked: `name` is immutable, `resolution` atomic.
+
+    /// Where the property is in one entity.
+    final class Resolution: Sendable {
+        let entity: EntityDescription
+        let index: Int
+        /// The primitive accessor of the property at `index`.
+        let isPrimitive: Bool
+
+        init(entity: EntityDescription, index: Int, isPrimitive: Bool) {
+            self.entity = entity
+            self.index = index
+            self.isPrimitive = isPrimitive
+        }
+    }
+
+    private let resolution = AtomicLazyReference<Resolution>()
+
+    /// The declaration of the `@Managed` property `name`.
+    public override init(name: String) {
+        super.init(name: name)
+    }
+
+    /// Where the property is in `entity`: the property of its name or, for
+    /// `primitiveX`, the primitive accessor of `x`. Stops the program for
+    /// a name the entity does not have.
+    func resolved(in entity: EntityDescription) -> Resolution {
+        if let known = resolution.load(), known.entity === entity { return known }
+        let found: Resolution
+        if let index = entity.indexByName[name] {
+            found = Resolution(entity: entity, index: index, isPrimitive: false)
+        } else if name.hasPrefix("primitive"), name.count > 9 {
+            let rest = name.dropFirst(9)
+            let key = rest.prefix(1).lowercased() + rest.dropFirst()
+            guard let index = entity.indexByName[key] else {
+                fatalError("Coherence: \(entity.name) has no property \(name) or \(key) for @Managed var \(name)")
+            }
+            found = Resolution(entity: entity, index: index, isPrimitive: true)
+        } else {
+            fatalError("Coherence: \(entity.name) has no property \(name) for @Managed var \(name); add it to the model")
+        }
+        _ = resolution.storeIfNil(found)
+        return found
+    }
+}

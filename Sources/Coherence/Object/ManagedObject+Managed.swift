@@ -1,0 +1,142 @@
+import Foundation
+
+// What `@Managed` generates calls these: a property's `get` calls
+// `_read(__Coherence_maker.declaration)`, its `set`
+// `_write(__Coherence_maker.declaration, newValue)`; the generated
+// `addToOwners(_:)` calls `_addToRelationship("owners", value)`. Values go
+// through the key-value paths (`value(forKey:)`, `setValue(_:forKey:)`,
+// the primitive ones), converted to the types Xcode generates.
+extension ManagedObject {
+    /// Reads a `@Managed` property. Not for your code.
+    public final func _read<Value>(_ declaration: ManagedDeclaration<Value>) -> Value {
+        let entity = _managedEntity(declaration.name)
+        let resolved = declaration.resolved(in: entity)
+        let value: Any?
+        if resolved.isPrimitive {
+            value = _readProperty(at: resolved.index, entity: entity)
+        } else {
+            _prepareForRead(declaration)
+            value = _readProperty(at: resolved.index, entity: entity)
+        }
+        guard let converted = ManagedValueConversion.convert(value, to: Value.self) else {
+            fatalError("Coherence: \(entity.name).\(declaration.name) is \(entity.valueType(at: resolved.index)) in the model; "
+                       + "@Managed declares it \(Value.self), which its value \(value.map { "\($0)" } ?? "nil") cannot convert to")
+        }
+        return converted
+    }
+
+    /// Writes a `@Managed` property. Not for your code.
+    public final func _write<Value>(_ declaration: ManagedDeclaration<Value>, _ newValue: Value) {
+        let entity = _managedEntity(declaration.name)
+        let resolved = declaration.resolved(in: entity)
+        let key = entity.propertyName(at: resolved.index)
+        let value = ManagedValueConversion.storable(newValue)
+        if resolved.isPrimitive {
+            setPrimitiveValue(value, forKey: key)
+        } else if let box = _observation {
+            box.registrar.withMutation(of: self, keyPath: declaration._observationKey) { setValue(value, forKey: key) }
+        } else {
+            setValue(value, forKey: key)
+        }
+    }
+
+    /// Adds `objects` (an object, or a set or sequence of them) to the
+    /// to-many relationship `key`: the `addToOwners(_:)` that `@Managed`
+    /// generates. Not for your code.
+    public final func _addToRelationship(_ key: String, _ objects: Any) {
+        _checkToMany(key, function: "addTo")
+        let current = value(forKey: key) as? Set<ManagedObject> ?? []
+        setValue(current.union(Self._managedObjects(in: objects, key: key)), forKey: key)
+    }
+
+    /// Removes `objects` (an object, or a set or sequence of them) from the
+    /// to-many relationship `key`: the `removeFromOwners(_:)` that
+    /// `@Managed` generates. Not for your code.
+    public final func _removeFromRelationship(_ key: String, _ objects: Any) {
+        _checkToMany(key, function: "removeFrom")
+        let current = value(forKey: key) as? Set<ManagedObject> ?? []
+        setValue(current.subtracting(Self._managedObjects(in: objects, key: key)), forKey: key)
+    }
+
+    /// The object's entity, for a `@Managed` access.
+    private final func _managedEntity(_ name: String) -> EntityDescription {
+        guard let entity = _entity ?? _adoptEntityBeforeInsertion() else {
+            fatalError("Coherence: cannot use \(Self.entityName).\(name): the object belongs to no context and no model with its class was built")
+        }
+        return entity
+    }
+
+    /// Stops the program, naming the entity, when `key` is not one of its
+    /// to-many relationships.
+    private final func _checkToMany(_ key: String, function: String) {
+        let entity = _managedEntity(key)
+        guard let index = entity.indexByName[key], entity.relationship(at: index)?.isToMany == true else {
+            fatalError("Coherence: \(entity.name) has no to-many relationship \(key) for the @Managed accessor \(function)\(key.prefix(1).uppercased() + key.dropFirst())")
+        }
+    }
+
+    /// The objects in an argument of a generated to-many accessor.
+    private static func _managedObjects(in value: Any, key: String) -> [ManagedObject] {
+        if let object = value as? ManagedObject { return [object] }
+        if let sequence = value as? any Sequence, let objects = Array(sequence) as? [ManagedObject] { return objects }
+        fatalError("Coherence: \(key) takes objects, not \(type(of: value))")
+    }
+}
+
+/// The conversions between the values the key-value paths give and take
+/// and the Swift types `@Managed` properties are declared with.
+enum ManagedValueConversion {
+    /// `value` (a property's value; `nil` for none) as a `Value`; `nil`
+    /// when it cannot be one.
+    static func convert<Value>(_ value: Any?, to _: Value.Type) -> Value? {
+        guard let value else {
+            // No value: `nil` for an optional, zero or false for a scalar.
+            if let none = (Value.self as? any OptionalValue.Type)?.noValue as? Value { return none }
+            if let number = Value.self as? any ExpressibleByIntegerLiteral.Type, let zero = zero(number) as? Value { return zero }
+            if Value.self == Bool.self { return false as? Value }
+            return nil
+        }
+        if let typed = value as? Value { return typed }
+        // The Foundation types Xcode generates.
+        if let number = number(value), let typed = number as? Value { return typed }
+        if let set = value as? Set<ManagedObject>, let typed = NSSet(array: Array(set)) as? Value { return typed }
+        return nil
+    }
+
+    /// The value to hand `setValue(_:forKey:)`: `nil` for an optional
+    /// without one, a Swift value for a Foundation number.
+    static func storable<Value>(_ value: Value) -> Any? {
+        if let optional = value as? any OptionalValue { return optional.wrapped.flatMap(storable) }
+        if let decimal = value as? NSDecimalNumber { return decimal.decimalValue }
+        return value
+    }
+
+    private static func zero<Number: ExpressibleByIntegerLiteral>(_: Number.Type) -> Any { 0 as Number }
+
+    /// A number attribute's value as an `NSNumber` (`NSDecimalNumber` for a
+    /// `Decimal`).
+    private static func number(_ value: Any) -> NSNumber? {
+        switch value {
+        case let value as Decimal: NSDecimalNumber(decimal: value)
+        case let value as Int16: NSNumber(value: value)
+        case let value as Int32: NSNumber(value: value)
+        case let value as Int64: NSNumber(value: value)
+        case let value as Int: NSNumber(value: value)
+        case let value as Double: NSNumber(value: value)
+        case let value as Float: NSNumber(value: value)
+        case let value as Bool: NSNumber(value: value)
+        default: nil
+        }
+    }
+}
+
+/// `Optional`, seen without its wrapped type.
+protocol OptionalValue {
+    static var noValue: Any { get }
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    static var noValue: Any { Optional<Wrapped>.none as Any }
+    var wrapped: Any? { self.map { $0 as Any } }
+}

@@ -1,0 +1,146 @@
+@testable import Coherence
+import Foundation
+import Observation
+import Testing
+
+// Xcode's generated `+CoreDataClass.swift` and `+CoreDataProperties.swift`
+// for two entities of `Fixtures/Library.xcdatamodeld`, ported by renaming
+// `@NSManaged` to `@Managed`, `NSManagedObject` to `ManagedObject` and
+// `NSFetchRequest` to `FetchRequest`, and deleting the generated to-many
+// accessor functions.
+
+public class Bookcase: ManagedObject {}
+
+extension Bookcase {
+    @nonobjc public class func fetchRequest() -> FetchRequest<Bookcase> {
+        FetchRequest<Bookcase>(entityName: "Bookcase")
+    }
+
+    @Managed public var label: String?
+    @Managed public var novels: NSSet?
+}
+
+// The extension Xcode generates with `addToNovels(_:)` and
+// `removeFromNovels(_:)` is deleted: `@Managed var novels` generates them.
+
+extension Novel {
+    @nonobjc public class func fetchRequest() -> FetchRequest<Novel> {
+        FetchRequest<Novel>(entityName: "Novel")
+    }
+
+    @Managed public var pages: Int32
+    @Managed public var signed: Bool
+    @Managed public var bookcase: Bookcase?
+    @Managed public var title: String?
+    @Managed public var price: NSDecimalNumber?
+    @Managed public var year: Int16
+    @Managed public var borrower: ManagedObject?
+    /// Core Data's primitive accessor for `title`.
+    @Managed private var primitiveTitle: String?
+
+    /// Sets the title without recording a change, as Core Data code does
+    /// with a primitive accessor.
+    func stampTitle(_ title: String) { primitiveTitle = title }
+    var storedTitle: String? { primitiveTitle }
+}
+
+/// `@Managed` properties and accessors, declared in extensions as Xcode
+/// generates them, on every store.
+@Suite("@Managed properties")
+struct ManagedPropertyTests {
+    static func context(_ kind: StoreKind) throws -> ManagedObjectContext {
+        let model = try ManagedObjectModel(contentsOf: ModelFileTests.library, classes: [Novel.self, Bookcase.self])
+        return try ModelFileTests.context(try kind.makeDescription(), model: model)
+    }
+
+    /// Reads and writes through the generated properties: Swift types as
+    /// the model has them, Xcode's scalar and Foundation types, to-one and
+    /// to-many relationships, with the model's defaults.
+    /// <https://developer.apple.com/documentation/coredata/nsmanaged>
+    @Test(arguments: StoreKind.allCases) func generatedPropertiesReadAndWrite(store kind: StoreKind) throws {
+        let context = try Self.context(kind)
+        try context.performAndWait {
+            let novel = Novel(context: context)
+            // The model's defaults: year 2000, pages 0, not signed, no title.
+            #expect(novel.year == 2000 && novel.pages == 0 && novel.signed == false && novel.title == nil)
+            #expect(novel.price == NSDecimalNumber(string: "0.0"))
+            novel.title = "Emma"
+            novel.pages = 474
+            novel.signed = true
+            novel.price = NSDecimalNumber(string: "9.99")
+            let bookcase = Bookcase(context: context)
+            bookcase.label = "Austen"
+            novel.bookcase = bookcase
+            #expect(bookcase.novels?.count == 1)
+            try context.save()
+            #expect(!novel.hasChanges)
+            // A write through the property is a tracked change.
+            novel.pages = 475
+            #expect(novel.changedValues().keys.sorted() == ["pages"])
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        try reader.performAndWait {
+            let novel = try #require(try reader.fetch(Novel.fetchRequest()).first)
+            #expect(novel.title == "Emma" && novel.pages == 475 && novel.signed && novel.year == 2000)
+            #expect(novel.price == NSDecimalNumber(string: "9.99"))
+            #expect(novel.bookcase?.label == "Austen")
+            #expect(novel.borrower == nil)
+            novel.title = nil
+            #expect(novel.title == nil && novel.value(forKey: "title") == nil)
+        }
+    }
+
+    /// The generated to-many accessors add and remove one object or a set,
+    /// keeping the inverse in step.
+    @Test(arguments: StoreKind.allCases) func generatedToManyAccessors(store kind: StoreKind) throws {
+        let context = try Self.context(kind)
+        try context.performAndWait {
+            let bookcase = Bookcase(context: context)
+            let (emma, persuasion, sanditon) = (Novel(context: context), Novel(context: context), Novel(context: context))
+            bookcase.addToNovels(emma)
+            bookcase.addToNovels(NSSet(array: [persuasion, sanditon]))
+            #expect(bookcase.novels?.count == 3)
+            #expect(sanditon.bookcase === bookcase)
+            bookcase.removeFromNovels(sanditon)
+            bookcase.removeFromNovels(NSSet(array: [emma]))
+            #expect((bookcase.novels as? Set<Novel>) == [persuasion] || bookcase.novels?.allObjects.count == 1)
+            #expect(sanditon.bookcase == nil && emma.bookcase == nil && persuasion.bookcase === bookcase)
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        try reader.performAndWait {
+            let bookcase = try #require(try reader.fetch(Bookcase.fetchRequest()).first)
+            #expect(bookcase.novels?.count == 1)
+        }
+    }
+
+    /// A primitive accessor (`primitiveTitle` for `title`) changes the
+    /// value without recording a change, as Core Data's does.
+    /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/setprimitivevalue(_:forkey:)>
+    @Test func primitiveAccessorsRecordNoChange() throws {
+        let context = try Self.context(.inMemory)
+        try context.performAndWait {
+            let novel = Novel(context: context)
+            novel.title = "Lady Susan"
+            try context.save()
+            novel.stampTitle("Lady Susan, revised")
+            #expect(novel.storedTitle == "Lady Susan, revised" && novel.title == "Lady Susan, revised")
+            #expect(!novel.hasChanges)
+        }
+    }
+
+    /// Observation sees a write through a `@Managed` property.
+    @Test func observationSeesManagedWrites() throws {
+        let context = try Self.context(.inMemory)
+        try context.performAndWait {
+            context.isObservationEnabled = true
+            let novel = Novel(context: context)
+            try context.save()
+            let changed = Locked(false)
+            withObservationTracking { _ = novel.pages } onChange: { changed.withLock { $0 = true } }
+            novel.pages = 12
+            #expect(changed.withLock { $0 })
+        }
+    }
+}
