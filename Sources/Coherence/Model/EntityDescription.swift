@@ -17,7 +17,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let name: String
     /// The class whose instances are this entity's objects.
     public let managedObjectClass: ManagedObject.Type
-    /// The parent entity: the entity of the nearest superclass listed in the
+    /// The parent entity (a model file's `parentEntity`; for Swift
+    /// declarations, the entity of the nearest superclass listed in the
     /// model, as Core Data's `NSEntityDescription.superentity`; `nil` for an
     /// entity whose class directly subclasses ``ManagedObject``.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/superentity>

@@ -15,8 +15,10 @@
 /// model, or two entities with the same name.
 ///
 /// A listed class that subclasses another listed class is a sub-entity of
-/// it, as Core Data's `superentity`; every class between a listed class and
-/// ``ManagedObject`` must be listed too.
+/// it (of the nearest one), as Core Data's `superentity`. A superclass that
+/// is not listed is an ordinary base class, as in Core Data, where the
+/// class hierarchy need not be the entity hierarchy: shared behaviour, and
+/// the properties it declares belong to each entity below it.
 public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entities, in the order given.
     public let entities: [EntityDescription]
@@ -57,16 +59,15 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             byClass[ObjectIdentifier(declaration.type)] = declaration
         }
         // Sub-entities: a model file names each parent; otherwise the
-        // nearest superclass is the parent, and must be listed.
+        // nearest listed superclass is the parent. A superclass that is not
+        // listed is an ordinary base class: its declared properties belong
+        // to each entity below it, as Core Data's class and entity
+        // hierarchies may differ.
         var parents: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
             if let file = declaration.file {
                 if let parent = file.parentName.flatMap({ byName[$0] }) { parents[ObjectIdentifier(declaration.type)] = parent }
                 continue
-            }
-            let superclass: AnyClass? = declaration.superclass
-            if let superclass, superclass != ManagedObject.self, byClass[ObjectIdentifier(superclass)] == nil {
-                throw .superentityNotInModel(entity: declaration.name, superentity: String(describing: superclass))
             }
             if let parent = Self.nearestListedAncestor(of: declaration, among: declarations) {
                 parents[ObjectIdentifier(declaration.type)] = parent
@@ -224,8 +225,6 @@ struct EntityDeclaration {
     let uniquenessConstraints: [[String]]
     let renamingIdentifier: String?
     let propertyRenamingIdentifiers: [String: String]
-    /// The class this entity's class inherits from (see ``init(_:)``).
-    let superclass: AnyClass?
     let attributes: [AttributeDescription]
     let relationships: [DeclaredRelationship]
     /// Derived properties: their attribute index and declaration.
@@ -260,7 +259,6 @@ struct EntityDeclaration {
             levels.append((levelType, fields))
             mirror = level.superclassMirror
         }
-        superclass = Mirror(reflecting: instance).superclassMirror?.subjectType as? AnyClass
         var attributes: [AttributeDescription] = []
         var relationships: [DeclaredRelationship] = []
         var derived: [(index: Int, declaration: DerivationDeclaration)] = []

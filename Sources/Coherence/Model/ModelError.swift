@@ -20,9 +20,6 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A uniqueness constraint (``ManagedObject/uniquenessConstraints``)
     /// names something that is not a stored, settable attribute, or nothing.
     case invalidUniquenessConstraint(entity: String, property: String, reason: String)
-    /// An entity's class subclasses a class that is not in the model: a
-    /// sub-entity's parent entity (Core Data's `superentity`) must be listed.
-    case superentityNotInModel(entity: String, superentity: String)
     /// Two entities of one hierarchy (sub-entities of one root) declare
     /// properties of the same name that cannot share a column: the
     /// hierarchy is stored in one table.
@@ -53,8 +50,6 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(entity).\(property): cannot index it: \(reason)"
         case .invalidUniquenessConstraint(let entity, let property, let reason):
             "\(entity).\(property): cannot constrain it: \(reason)"
-        case .superentityNotInModel(let entity, let superentity):
-            "\(entity): its superclass \(superentity) is not in the model; list it too, as the parent entity"
         case .conflictingSubentityProperty(let entity, let property, let reason):
             "\(entity).\(property): \(reason); entities of one hierarchy share a table, so rename one of them"
         case .modelFile(let file, let line, let entity, let property, let reason):

@@ -70,13 +70,6 @@ struct SubentityTests {
         #expect(result.standardError.contains("RoadVehicle is an abstract entity"))
     }
 
-    /// The parent entity must be in the model, as Core Data's superentity
-    /// belongs to the same model.
-    @Test func theParentMustBeInTheModel() throws {
-        #expect(throws: ModelError.superentityNotInModel(entity: "SportCar", superentity: "Car")) {
-            try ManagedObjectModel(entities: [Depot.self, RoadVehicle.self, SportCar.self, Truck.self, Driver.self, Sponsor.self])
-        }
-    }
 
     /// Class relations come from Swift's own dynamic casts (no runtime
     /// internals): a class is related to itself and its ancestors only, and

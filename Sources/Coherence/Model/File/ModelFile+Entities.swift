@@ -245,7 +245,6 @@ extension EntityDeclaration {
         self.type = type
         self.name = name
         file = facts
-        superclass = nil
         self.attributes = attributes
         self.relationships = relationships
         derived = []
