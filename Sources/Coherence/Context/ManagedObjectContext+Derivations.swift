@@ -274,9 +274,13 @@ extension ManagedObjectContext {
         setDerived(value, on: object, derivation)
     }
 
-    /// Sets a derived value with change tracking, when it differs.
+    /// Sets a derived value with change tracking, when it differs. Only on
+    /// an object of the derivation's entity (or a sub-entity): an inverse
+    /// relationship declared on a parent entity also leads to the parent's
+    /// other sub-entities, which hold another property at that index.
     private func setDerived(_ value: StoreValue, on object: ManagedObject, _ derivation: DerivationDescription) {
-        guard let entity = object._entity, object._currentValue(at: derivation.propertyIndex) != value else { return }
+        guard let entity = object._entity, entity.isKind(ofEntityNamed: derivation.parentEntityName),
+              object._currentValue(at: derivation.propertyIndex) != value else { return }
         _recordWrite(of: object, property: derivation.propertyIndex)
         try? entity.attributes[derivation.propertyIndex].setStoreValue(value, of: object)
     }

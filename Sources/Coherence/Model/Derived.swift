@@ -81,6 +81,12 @@ public final class DerivedDeclaration<Value>: AttributeDeclaration<Value>, @unch
     /// What the attribute is derived from.
     let derivation: DerivationDeclaration
 
+    /// A derived attribute a model file declares.
+    init(fileName name: String, derivation: DerivationDeclaration, initialValue: InitialValue, userInfo: [String: String]) {
+        self.derivation = derivation
+        super.init(fileName: name, options: [], initialValue: initialValue, userInfo: userInfo)
+    }
+
     /// The number of objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject>(
         count relationship: KeyPath<Parent, Set<Child>> & Sendable, where predicate: Predicate<Child>? = nil, name: String
@@ -142,8 +148,13 @@ enum DerivationKind: Sendable, Hashable {
 /// A `@Derived` property's declaration, as the model reads it.
 struct DerivationDeclaration: @unchecked Sendable {
     let kind: DerivationKind
-    let relationship: AnyKeyPath
+    /// The relationship followed: by key path (`@Derived`) or by name (a
+    /// model file's derivation expression).
+    let relationship: AnyKeyPath?
+    let relationshipName: String?
+    /// The attribute read, if any: by key path or by name.
     let attribute: AnyKeyPath?
+    let attributeName: String?
     /// Evaluates the predicate on a child (true without a predicate).
     let matches: @Sendable (ManagedObject) throws -> Bool
     /// The predicate for SQL (batch requests recompute in the store).
@@ -154,6 +165,8 @@ struct DerivationDeclaration: @unchecked Sendable {
         self.kind = kind
         self.relationship = relationship
         self.attribute = attribute
+        relationshipName = nil
+        attributeName = nil
         expression = predicate?.expression
         variable = predicate?.variable.key
         if let predicate {
@@ -164,5 +177,17 @@ struct DerivationDeclaration: @unchecked Sendable {
         } else {
             matches = { _ in true }
         }
+    }
+
+    /// A derivation a model file names (`items.@sum.price`): no predicate.
+    init(kind: DerivationKind, relationshipName: String, attributeName: String?) {
+        self.kind = kind
+        relationship = nil
+        attribute = nil
+        self.relationshipName = relationshipName
+        self.attributeName = attributeName
+        expression = nil
+        variable = nil
+        matches = { _ in true }
     }
 }

@@ -39,6 +39,10 @@ import Synchronization
 ///   attach one macro to both properties and bodiless functions, so the
 ///   accessor functions Xcode generates are deleted when porting.
 ///
+/// Fetches find `@Managed` properties by name (format predicates,
+/// `SortDescriptor(key:)`), not by key path: the model cannot list
+/// declarations made in extensions.
+///
 /// A type the model's value cannot convert to, or a name the entity does
 /// not have, stops the program at the first access, naming the entity,
 /// the property and both types, as Core Data fails for a mismatched

@@ -309,7 +309,7 @@ struct EntityDeclaration {
         let property = attributes[derived.index].name
         let declaration = derived.declaration
         func fail(_ reason: String) -> ModelError { .invalidDerivation(entity: name, property: property, reason: reason) }
-        guard let relationshipName = relationshipName(readBy: declaration.relationship),
+        guard let relationshipName = declaration.relationshipName ?? declaration.relationship.flatMap(relationshipName(readBy:)),
               let position = relationships.firstIndex(where: { $0.name == relationshipName }) else {
             throw fail("it does not follow a relationship of \(name)")
         }
@@ -329,8 +329,13 @@ struct EntityDeclaration {
             }
         }
         var childAttribute: Int?
-        if let attributeKeyPath = declaration.attribute {
-            guard let index = child.attributeIndex(readBy: attributeKeyPath) else {
+        if declaration.attribute != nil || declaration.attributeName != nil {
+            let found: Int? = if let attributeName = declaration.attributeName {
+                child.attributes.firstIndex { $0.name == attributeName }
+            } else {
+                declaration.attribute.flatMap(child.attributeIndex(readBy:))
+            }
+            guard let index = found else {
                 throw fail("it does not read an attribute of \(child.name)")
             }
             guard !child.attributes[index].isTransient else {

@@ -144,3 +144,25 @@ struct ManagedPropertyTests {
         }
     }
 }
+
+/// Fetches find `@Managed` properties by name, as Core Data code names
+/// them (`NSPredicate(format:)`, `NSSortDescriptor(key:ascending:)`); a
+/// `@Managed` property's key path is not known to them, which a fetch
+/// reports as a typed error.
+@Suite("@Managed properties in fetches")
+struct ManagedPropertyFetchTests {
+    @Test(arguments: StoreKind.allCases) func fetchesFindManagedPropertiesByName(store kind: StoreKind) throws {
+        let context = try ManagedPropertyTests.context(kind)
+        try context.performAndWait {
+            for (title, pages) in [("Sense", Int32(2)), ("Emma", 1), ("Lady Susan", 0)] {
+                let novel = Novel(context: context)
+                novel.title = title
+                novel.pages = pages
+            }
+            try context.save()
+            let request = FetchRequest<Novel>(predicate: Predicate<Novel>(format: "pages > %d", 0), sortBy: [SortDescriptor(key: "title")])
+            #expect(try context.fetch(request).map(\.title) == ["Emma", "Sense"])
+            #expect(throws: FetchError.self) { try context.fetch(FetchRequest<Novel>(predicate: #Predicate { $0.pages > 0 })) }
+        }
+    }
+}

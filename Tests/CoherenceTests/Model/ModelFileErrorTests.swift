@@ -51,9 +51,9 @@ struct ModelFileErrorTests {
             """, line: 4, entity: "Pamphlet", property: "pages", reason: "the default value \"many\" is not a valid Integer 16"),
         Case(name: "derived attribute", entities: """
             <entity name="Pamphlet">
-                <attribute name="count" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="readers.@count"/>
+                <attribute name="printed" optional="YES" attributeType="Date" derived="YES" derivationExpression="now()"/>
             </entity>
-            """, line: 4, entity: "Pamphlet", property: "count", reason: "derivationExpression"),
+            """, line: 4, entity: "Pamphlet", property: "printed", reason: "the derivation expression \"now()\" is not supported"),
         Case(name: "ordered relationship", entities: """
             <entity name="Pamphlet">
                 <relationship name="pages" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet" inverseEntity="Page"/>

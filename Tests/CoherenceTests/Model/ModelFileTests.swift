@@ -138,6 +138,38 @@ struct ModelFileTests {
         }
     }
 
+    /// The file's derived attributes (`novels.@count`, `novels.@sum.pages`,
+    /// `borrower.name`) are current after `processPendingChanges()` and
+    /// stored, as Core Data's `NSDerivedAttributeDescription`s are after a
+    /// save.
+    /// <https://developer.apple.com/documentation/coredata/nsderivedattributedescription>
+    @Test(arguments: StoreKind.allCases) func derivedAttributesFromTheFile(store kind: StoreKind) throws {
+        let context = try Self.context(try kind.makeDescription(), model: try Self.model())
+        try context.performAndWait {
+            let bookcase = EntityDescription.insertNewObject(forEntityName: "Bookcase", into: context)
+            for pages in [Int32(100), 200] {
+                let novel = Novel(context: context)
+                novel.setValue(pages, forKey: "pages")
+                novel.setValue(bookcase, forKey: "bookcase")
+            }
+            let ada = EntityDescription.insertNewObject(forEntityName: "Borrower", into: context)
+            ada.setValue("Ada", forKey: "name")
+            let recording = EntityDescription.insertNewObject(forEntityName: "Recording", into: context)
+            recording.setValue(ada, forKey: "borrower")
+            context.processPendingChanges()
+            #expect(bookcase.value(forKey: "novelCount") as? Int64 == 2)
+            #expect(bookcase.value(forKey: "totalPages") as? Int32 == 300)
+            #expect(recording.value(forKey: "borrowerName") as? String == "Ada")
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        try reader.performAndWait {
+            let request = FetchRequest<ManagedObject>(entityName: "Bookcase", predicate: Predicate<ManagedObject>(format: "novelCount == 2"))
+            let bookcase = try #require(try reader.fetch(request).first)
+            #expect(bookcase.value(forKey: "totalPages") as? Int32 == 300)
+        }
+    }
+
     /// The uniqueness constraint the file declares is enforced: a second
     /// borrower of the same name is a constraint conflict.
     @Test(arguments: StoreKind.allCases) func constraintsFromTheFileHold(store kind: StoreKind) throws {

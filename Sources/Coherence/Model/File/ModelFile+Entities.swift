@@ -42,10 +42,13 @@ extension ManagedObjectModel {
     /// Attribute types map to Swift types as Core Data's Swift code
     /// generation maps them (`Integer 16` → `Int16`, `Decimal` → `Decimal`,
     /// `Binary` → `Data`, `URI` → `URL`, …; optional attributes to
-    /// optionals). Anything in the file Coherence does not support
-    /// (transformable and composite attributes, ordered or required
-    /// relationships, fetched properties, fetch request templates,
-    /// configurations, validation ranges, …) throws, never silently dropped.
+    /// optionals). Derived attributes whose expression `@Derived` can
+    /// compute (`items.@count`, `items.@sum.price`, `@min`, `@max`,
+    /// `@avg`, `owner.name`) are derived. Anything in the file Coherence
+    /// does not support (transformable and composite attributes, other
+    /// derivation expressions, ordered or required relationships, fetched
+    /// properties, fetch request templates, configurations, validation
+    /// ranges, …) throws, never silently dropped.
     ///
     /// - Throws: ``ModelError/modelFile(file:line:entity:property:reason:)``
     ///   naming the XML line, entity and property at fault, or any other
@@ -135,12 +138,14 @@ extension ModelFile {
             let name = element.attributes["name"]!
             let names = lineage(name)
             var attributes: [AttributeDescription] = []
+            var derived: [(index: Int, declaration: DerivationDeclaration)] = []
             for attribute in names.flatMap({ declared[$0]!.attributes }) {
+                if let derivation = (attribute as? any DerivedDescribing)?.derivation { derived.append((attributes.count, derivation)) }
                 attributes.append(try attribute.describe(entity: name, index: attributes.count))
             }
             let relationships = names.flatMap { declared[$0]!.relationships }
             return EntityDeclaration(
-                fileEntity: name, type: classes[name]!, attributes: attributes, relationships: relationships,
+                fileEntity: name, type: classes[name]!, attributes: attributes, relationships: relationships, derived: derived,
                 facts: FileEntityFacts(parentName: element.attributes["parentEntity"], isAbstract: Self.flag(element, "isAbstract"),
                                        userInfo: Self.userInfo(of: element)),
                 indexes: try indexes(of: element, entity: name, attributes: attributes),
@@ -240,14 +245,14 @@ extension ModelFile {
 extension EntityDeclaration {
     /// An entity read from a model file.
     init(fileEntity name: String, type: ManagedObject.Type, attributes: [AttributeDescription], relationships: [DeclaredRelationship],
-         facts: FileEntityFacts, indexes: [[String]], uniquenessConstraints: [[String]], renamingIdentifier: String?,
+         derived: [(index: Int, declaration: DerivationDeclaration)], facts: FileEntityFacts, indexes: [[String]], uniquenessConstraints: [[String]], renamingIdentifier: String?,
          propertyRenamingIdentifiers: [String: String]) {
         self.type = type
         self.name = name
         file = facts
         self.attributes = attributes
         self.relationships = relationships
-        derived = []
+        self.derived = derived
         attributeKeyPaths = [:]
         relationshipKeyPaths = [:]
         self.indexes = indexes

@@ -12,7 +12,8 @@ extension ModelFile {
     static let attributeKeys: Set<String> = [
         "name", "attributeType", "optional", "transient", "defaultValueString", "defaultDateTimeInterval",
         "preserveAfterDeletion", "elementID", "indexed", "usesScalarValueType", "syncable", "versionHashModifier",
-        "spotlightIndexingEnabled", "allowsExternalBinaryDataStorage", "derived", "storedInTruthFile", "allowsCloudEncryption",
+        "spotlightIndexingEnabled", "allowsExternalBinaryDataStorage", "derived", "derivationExpression", "storedInTruthFile",
+        "allowsCloudEncryption",
     ]
 
     /// The XML attributes of a `<relationship>` Coherence reads or may ignore.
@@ -58,8 +59,7 @@ extension ModelFile {
     func attribute(_ element: Element, entity: String) throws(ModelError) -> any AttributeDescribing {
         let name = element.attributes["name"] ?? ""
         try checkKnown(element, Self.attributeKeys, entity: entity, property: name)
-        for (key, feature) in [("derived", "derived attributes (declare it with @Derived)"),
-                               ("allowsExternalBinaryDataStorage", "external binary storage (the store keeps the data in its row)"),
+        for (key, feature) in [("allowsExternalBinaryDataStorage", "external binary storage (the store keeps the data in its row)"),
                                ("storedInTruthFile", "storing in a truth file"),
                                ("allowsCloudEncryption", "CloudKit encryption")] where Self.flag(element, key) {
             throw error(element, entity: entity, property: name, "\(key)=\"YES\": Coherence does not support \(feature)")
@@ -67,8 +67,9 @@ extension ModelFile {
         var options: [AttributeOption] = []
         if Self.flag(element, "transient") { options.append(.transient) }
         if Self.flag(element, "preserveAfterDeletion") { options.append(.preservesValueInHistoryOnDeletion) }
+        let derivation = Self.flag(element, "derived") ? try derivation(element, entity: entity, property: name) : nil
         let spec = AttributeSpec(file: self, element: element, entity: entity, name: name, options: options,
-                                 isOptional: Self.flag(element, "optional"), userInfo: Self.userInfo(of: element))
+                                 isOptional: Self.flag(element, "optional"), userInfo: Self.userInfo(of: element), derivation: derivation)
         let type = element.attributes["attributeType"] ?? "Undefined"
         switch type {
         case "Integer 16": return try spec.make(Int16.self) { Int16($0) }
@@ -102,6 +103,7 @@ extension ModelFile {
         let options: [AttributeOption]
         let isOptional: Bool
         let userInfo: [String: String]
+        let derivation: DerivationDeclaration?
 
         /// The declaration, of `Value?` for an optional attribute; its
         /// default value parsed from `text` (`defaultValueString` unless
@@ -120,11 +122,45 @@ extension ModelFile {
                     throw file.error(element, entity: entity, property: name, "the default value \"\(text)\" cannot be stored: \(error)")
                 }
             }
+            if let derivation {
+                // Until it is first computed, a required derived number is zero.
+                if case .none = initial, !isOptional, derivation.kind != .copy, let zero = parse("0") {
+                    initial = (try? ValueCodec<Value>.make()!.encode(zero)).map { .constant($0) } ?? .none
+                }
+                if isOptional {
+                    return DerivedDeclaration<Value?>(fileName: name, derivation: derivation, initialValue: initial, userInfo: userInfo)
+                }
+                return DerivedDeclaration<Value>(fileName: name, derivation: derivation, initialValue: initial, userInfo: userInfo)
+            }
             if isOptional {
                 return AttributeDeclaration<Value?>(fileName: name, options: options, initialValue: initial, userInfo: userInfo)
             }
             return AttributeDeclaration<Value>(fileName: name, options: options, initialValue: initial, userInfo: userInfo)
         }
+    }
+
+    /// What a derived attribute's `derivationExpression` derives: the
+    /// expressions Core Data's derived attributes take that Coherence's
+    /// `@Derived` can compute (`items.@count`, `items.@sum.price`,
+    /// `@min`, `@max`, `@avg`, and `owner.name` through a to-one
+    /// relationship).
+    private func derivation(_ element: Element, entity: String, property: String) throws(ModelError) -> DerivationDeclaration {
+        let expression = element.attributes["derivationExpression"] ?? ""
+        let parts = expression.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let isName = { (part: String) in !part.isEmpty && part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } }
+        let aggregates: [String: DerivationKind] = ["@sum": .sum, "@min": .min, "@max": .max, "@avg": .average]
+        if parts.count == 2, isName(parts[0]), parts[1] == "@count" {
+            return DerivationDeclaration(kind: .count, relationshipName: parts[0], attributeName: nil)
+        }
+        if parts.count == 3, isName(parts[0]), let kind = aggregates[parts[1]], isName(parts[2]) {
+            return DerivationDeclaration(kind: kind, relationshipName: parts[0], attributeName: parts[2])
+        }
+        if parts.count == 2, isName(parts[0]), isName(parts[1]) {
+            return DerivationDeclaration(kind: .copy, relationshipName: parts[0], attributeName: parts[1])
+        }
+        throw error(element, entity: entity, property: property,
+                    "the derivation expression \"\(expression)\" is not supported by Coherence; it derives relationship.@count, "
+                    + "relationship.@sum.attribute (@min, @max, @avg) over a to-many relationship and relationship.attribute over a to-one")
     }
 
     // MARK: Relationships
