@@ -8,6 +8,10 @@ public let NSValidationMultipleErrorsError = 1560
 public let NSManagedObjectValidationError = 1550
 /// Core Data's `NSValidationMissingMandatoryPropertyError` (1570).
 public let NSValidationMissingMandatoryPropertyError = 1570
+/// Core Data's `NSValidationRelationshipLacksMinimumCountError` (1580).
+public let NSValidationRelationshipLacksMinimumCountError = 1580
+/// Core Data's `NSValidationRelationshipExceedsMaximumCountError` (1590).
+public let NSValidationRelationshipExceedsMaximumCountError = 1590
 /// Core Data's `NSValidationRelationshipDeniedDeleteError` (1600).
 public let NSValidationRelationshipDeniedDeleteError = 1600
 /// Core Data's `NSDetailedErrorsKey`: the errors of a
@@ -32,6 +36,8 @@ extension ValidationError: CustomNSError {
         switch self {
         case .missingValue: NSValidationMissingMandatoryPropertyError
         case .deleteDenied: NSValidationRelationshipDeniedDeleteError
+        case .tooFewDestinations: NSValidationRelationshipLacksMinimumCountError
+        case .tooManyDestinations: NSValidationRelationshipExceedsMaximumCountError
         case .multiple: NSValidationMultipleErrorsError
         case .crossContextRelationship, .danglingReference, .invalidValue, .rejected: NSManagedObjectValidationError
         }
@@ -45,7 +51,8 @@ extension ValidationError: CustomNSError {
         case .multiple(let errors):
             info[NSDetailedErrorsKey] = errors.map(\.thrownError) as [any Error]
         case .missingValue(_, let property), .deleteDenied(_, let property), .crossContextRelationship(_, let property, _),
-             .danglingReference(_, let property, _), .invalidValue(_, let property, _):
+             .danglingReference(_, let property, _), .invalidValue(_, let property, _),
+             .tooFewDestinations(_, let property, _, _), .tooManyDestinations(_, let property, _, _):
             info[NSValidationKeyErrorKey] = property
         case .rejected(_, let property, _):
             if let property { info[NSValidationKeyErrorKey] = property }

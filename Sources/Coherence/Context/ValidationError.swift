@@ -19,6 +19,14 @@ public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible 
     case danglingReference(entity: String, property: String, destination: String)
     /// An attribute's value cannot be converted to its store form.
     case invalidValue(entity: String, property: String, reason: String)
+    /// A to-many relationship holds fewer destinations than its model's
+    /// minimum count (``RelationshipDescription/minCount``), as Core Data's
+    /// `NSValidationRelationshipLacksMinimumCountError`.
+    case tooFewDestinations(entity: String, property: String, count: Int, minimum: Int)
+    /// A to-many relationship holds more destinations than its model's
+    /// maximum count (``RelationshipDescription/maxCount``), as Core Data's
+    /// `NSValidationRelationshipExceedsMaximumCountError`.
+    case tooManyDestinations(entity: String, property: String, count: Int, maximum: Int)
     /// An object's own validation rejected it: its
     /// ``ManagedObject/validateForInsert()``, ``ManagedObject/validateForUpdate()``
     /// or ``ManagedObject/validateForDelete()`` threw `error`, or its
@@ -54,6 +62,10 @@ public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible 
             "\(entity).\(property) refers to \(destination), which is deleted"
         case .invalidValue(let entity, let property, let reason):
             "\(entity).\(property) cannot be stored: \(reason)"
+        case .tooFewDestinations(let entity, let property, let count, let minimum):
+            "\(entity).\(property) holds \(count) objects, fewer than its minimum count \(minimum)"
+        case .tooManyDestinations(let entity, let property, let count, let maximum):
+            "\(entity).\(property) holds \(count) objects, more than its maximum count \(maximum)"
         case .rejected(let entity, let property, let error):
             "\(entity)\(property.map { "." + $0 } ?? "") failed its validation: \(error)"
         case .multiple(let errors):
@@ -80,6 +92,10 @@ public enum ValidationError: Error, Sendable, Hashable, CustomStringConvertible 
         case .danglingReference(let entity, let property, let destination):
             ["danglingReference", entity, property, destination]
         case .invalidValue(let entity, let property, let reason): ["invalidValue", entity, property, reason]
+        case .tooFewDestinations(let entity, let property, let count, let minimum):
+            ["tooFewDestinations", entity, property, String(count), String(minimum)]
+        case .tooManyDestinations(let entity, let property, let count, let maximum):
+            ["tooManyDestinations", entity, property, String(count), String(maximum)]
         case .rejected(let entity, let property, let error):
             ["rejected", entity, property ?? "", String(reflecting: error)]
         case .multiple(let errors): ["multiple", String(errors.count)] + errors.flatMap(\.identity)

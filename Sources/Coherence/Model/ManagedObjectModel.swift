@@ -381,7 +381,8 @@ struct EntityDeclaration {
                 inverseName: inverseName, inverseIndex: destination.attributes.count + inverse,
                 inverseAttributeCount: destination.attributes.count,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
-                deleteRule: relationship.deleteRule, userInfo: relationship.userInfo))
+                deleteRule: relationship.deleteRule, userInfo: relationship.userInfo, isOptional: relationship.isOptional,
+                minCount: relationship.minCount, maxCount: relationship.maxCount))
         }
         for index in indexes {
             guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }

@@ -12,6 +12,18 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     public let inverseIsToMany: Bool
     /// What deleting the source object does to the destination objects.
     public let deleteRule: DeleteRule
+    /// Whether the relationship may be empty, as Core Data's
+    /// `NSPropertyDescription.isOptional`: a save of an object whose
+    /// required relationship is empty throws
+    /// ``ValidationError/missingValue(entity:property:)``. Relationships
+    /// declared with `@Relationship` are optional; a model file says.
+    public let isOptional: Bool
+    /// The fewest destinations a non-empty to-many relationship may hold
+    /// (0: no minimum), as Core Data's `minCount`.
+    public let minCount: Int
+    /// The most destinations a to-many relationship may hold (0: no
+    /// maximum), as Core Data's `maxCount`.
+    public let maxCount: Int
     /// The user info a model file gives the relationship, as Core Data's
     /// `NSPropertyDescription.userInfo` (empty for a Swift declaration).
     public let userInfo: [String: String]
@@ -36,8 +48,11 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
 
     init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
          inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
-         userInfo: [String: String] = [:]) {
+         userInfo: [String: String] = [:], isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0) {
         self.userInfo = userInfo
+        self.isOptional = isOptional
+        self.minCount = minCount
+        self.maxCount = maxCount
         self.inverseAttributeCount = inverseAttributeCount
         self.name = name
         self.index = index
@@ -82,4 +97,8 @@ struct DeclaredRelationship {
     var inverseName: String? = nil
     /// The user info of a model file's relationship.
     var userInfo: [String: String] = [:]
+    /// A model file's `optional`, `minCount` and `maxCount`.
+    var isOptional = true
+    var minCount = 0
+    var maxCount = 0
 }

@@ -61,8 +61,8 @@ extension ManagedObject {
     }
 
     /// The checks a save makes of every inserted and updated object: required
-    /// values, values the store can take, and relationships to objects of
-    /// another context or to deleted objects.
+    /// values and relationships, to-many counts, values the store can take,
+    /// and relationships to objects of another context or to deleted objects.
     final func _graphErrors(in context: ManagedObjectContext, into errors: inout [ValidationError]) {
         guard let entity = _entity else { return }
         _forEachCurrentValue(entity: entity, count: entity.attributes.count) { index, stored in
@@ -84,6 +84,23 @@ extension ManagedObject {
                 guard let destination = context.registered[id], destination.isDeleted else { continue }
                 errors.append(.danglingReference(entity: entity.name, property: relationship.name,
                                                  destination: "\(type(of: destination).entityName) \(id)"))
+            }
+        }
+        _countErrors(entity: entity, into: &errors)
+    }
+
+    /// A required relationship left empty, and a non-empty to-many one
+    /// outside its model's counts. A to-many relationship not loaded was
+    /// not changed since it was saved, valid.
+    private final func _countErrors(entity: EntityDescription, into errors: inout [ValidationError]) {
+        for relationship in entity.relationships where !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 0 {
+            guard let count = relationship.storage(of: self).loadedIDs?.count else { continue }
+            if count == 0 {
+                if !relationship.isOptional { errors.append(.missingValue(entity: entity.name, property: relationship.name)) }
+            } else if relationship.minCount > 0, count < relationship.minCount {
+                errors.append(.tooFewDestinations(entity: entity.name, property: relationship.name, count: count, minimum: relationship.minCount))
+            } else if relationship.maxCount > 0, count > relationship.maxCount {
+                errors.append(.tooManyDestinations(entity: entity.name, property: relationship.name, count: count, maximum: relationship.maxCount))
             }
         }
     }

@@ -72,11 +72,11 @@ struct ModelFileErrorTests {
                 <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Writer" inverseName="pamphlets"/>
             </entity>
             """, line: 4, entity: "Pamphlet", property: "author", reason: "the destination entity Writer is not in the model"),
-        Case(name: "required relationship", entities: """
+        Case(name: "to-one with a count", entities: """
             <entity name="Pamphlet">
-                <relationship name="next" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="next"/>
+                <relationship name="next" optional="YES" maxCount="2" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="next"/>
             </entity>
-            """, line: 4, entity: "Pamphlet", property: "next", reason: "a required (not optional) relationship"),
+            """, line: 4, entity: "Pamphlet", property: "next", reason: "a to-one relationship has maxCount 1, not 2"),
         Case(name: "fetched property", entities: """
             <entity name="Pamphlet">
                 <attribute name="title" optional="YES" attributeType="String"/>

@@ -46,7 +46,7 @@ extension ManagedObjectModel {
     /// compute (`items.@count`, `items.@sum.price`, `@min`, `@max`,
     /// `@avg`, `owner.name`) are derived. Anything in the file Coherence
     /// does not support (transformable and composite attributes, other
-    /// derivation expressions, ordered or required relationships, fetched
+    /// derivation expressions, ordered relationships, fetched
     /// properties, fetch request templates, configurations, validation
     /// ranges, …) throws, never silently dropped.
     ///

@@ -176,15 +176,15 @@ extension ModelFile {
         guard let inverse = element.attributes["inverseName"] else {
             throw fail("the relationship has no inverse; Coherence keeps both sides of every relationship, so give it one in the model")
         }
-        guard Self.flag(element, "optional") else {
-            throw fail("a required (not optional) relationship is not supported by Coherence; make it optional")
+        var counts: [String: Int] = [:]
+        for key in ["minCount", "maxCount"] {
+            guard let text = element.attributes[key] else { continue }
+            guard let count = Int(text), count >= 0 else { throw fail("\(key) \"\(text)\" is not a count") }
+            counts[key] = count
         }
         if isToMany {
             guard !Self.flag(element, "ordered") else { throw fail("ordered relationships are not supported by Coherence") }
-            for key in ["minCount", "maxCount"] where (element.attributes[key].flatMap { Int($0) } ?? 0) != 0 {
-                throw fail("\(key) on a to-many relationship is not supported by Coherence")
-            }
-        } else if let maxCount = element.attributes["maxCount"], maxCount != "1" {
+        } else if let maxCount = counts["maxCount"], maxCount != 1 {
             throw fail("a to-one relationship has maxCount 1, not \(maxCount)")
         }
         let rules: [String: DeleteRule] = ["Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction]
@@ -192,6 +192,8 @@ extension ModelFile {
         guard let deleteRule = rules[ruleName] else { throw fail("unknown deletion rule \"\(ruleName)\"") }
         let valueType: any RelationshipValue.Type = isToMany ? Set<ManagedObject>.self : ManagedObject?.self
         return DeclaredRelationship(name: name, valueType: valueType, destinationType: destination, isToMany: isToMany,
-                                    deleteRule: deleteRule, inverse: nil, inverseName: inverse, userInfo: Self.userInfo(of: element))
+                                    deleteRule: deleteRule, inverse: nil, inverseName: inverse, userInfo: Self.userInfo(of: element),
+                                    isOptional: Self.flag(element, "optional"),
+                                    minCount: isToMany ? counts["minCount"] ?? 0 : 0, maxCount: isToMany ? counts["maxCount"] ?? 0 : 0)
     }
 }
