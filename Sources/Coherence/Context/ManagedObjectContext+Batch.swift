@@ -137,7 +137,9 @@ extension ManagedObjectContext {
                     throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "an attribute or a to-one relationship")
                 }
                 if value is NSNull { row[index] = .null; continue }
-                guard let id = value as? ManagedObjectID, !id.isTemporaryID, isSameOrSubclass(id.objectClass, of: relationship.destinationType) else {
+                guard let id = value as? ManagedObjectID, !id.isTemporaryID,
+                      let destination = coordinator.managedObjectModel.entitiesByName[relationship.destinationEntityName],
+                      coordinator.managedObjectModel.entity(for: id.objectClass)?.isKind(of: destination) == true else {
                     throw ContextError.typeMismatch(entity: entity.name, property: name, expected: "a permanent ManagedObjectID of \(relationship.destinationEntityName)")
                 }
                 row[index] = .objectID(id)

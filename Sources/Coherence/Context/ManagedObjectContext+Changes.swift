@@ -64,7 +64,7 @@ extension ManagedObjectContext {
             if target._contextRef === self, !target._access.contains(.invalidated) {
                 newIDs.insert(target.objectID)
             } else {
-                foreign = "\(type(of: target).entityName) \(target.objectID)"
+                foreign = "\(target.entityNameForMessages) \(target.objectID)"
             }
         }
         if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }

@@ -117,7 +117,7 @@ extension ManagedObjectContext {
         } catch .objectNotFound {
             return false
         } catch {
-            fatalError("Coherence could not read \(type(of: object).entityName) \(object.objectID): \(error)")
+            fatalError("Coherence could not read \(object.entityNameForMessages) \(object.objectID): \(error)")
         }
     }
 

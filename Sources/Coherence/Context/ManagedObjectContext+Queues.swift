@@ -28,7 +28,7 @@ extension ManagedObjectContext {
     /// builds too.
     func _assertOnQueue(touching object: ManagedObject) {
         guard ConcurrencyDebug.isEnabled, !isOnQueue else { return }
-        fatalError("Coherence: \(type(of: object).entityName) \(object.objectID) was touched off the queue of \(self); use the context's perform or performAndWait (COHERENCE_CONCURRENCY_DEBUG=0 turns this check off)")
+        fatalError("Coherence: \(object.entityNameForMessages) \(object.objectID) was touched off the queue of \(self); use the context's perform or performAndWait (COHERENCE_CONCURRENCY_DEBUG=0 turns this check off)")
     }
 
     /// Stops the program, naming the context and the call, when the context

@@ -281,7 +281,7 @@ extension ManagedObjectContext {
             } catch let error as ValidationError {
                 errors += error.errors
             } catch {
-                errors.append(.rejected(entity: type(of: object).entityName, property: nil, error: error))
+                errors.append(.rejected(entity: object.entityNameForMessages, property: nil, error: error))
             }
         }
         isValidatingSave = true
@@ -303,8 +303,8 @@ extension ManagedObjectContext {
                 for id in relatedIDs(of: object, relationship) {
                     guard let holder = registered[id], !holder.isDeleted, let inverse = holder._entity?.inverse(of: relationship),
                           inverse.storage(of: holder).loadedIDs?.contains(object.objectID) == true else { continue }
-                    errors.append(.danglingReference(entity: type(of: holder).entityName, property: inverse.name,
-                                                     destination: "\(type(of: object).entityName) \(object.objectID)"))
+                    errors.append(.danglingReference(entity: holder.entityNameForMessages, property: inverse.name,
+                                                     destination: "\(object.entityNameForMessages) \(object.objectID)"))
                 }
             }
         }

@@ -364,7 +364,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             // context reset, its deletion saved) is left alone, as Core Data
             // leaves it; one of another context is a programming error.
             guard object._contextRef != nil else { return }
-            fatalError("Coherence: \(self) cannot delete \(object): the \(type(of: object).entityName) belongs to another context; fetch it in this one with object(with: objectID)")
+            fatalError("Coherence: \(self) cannot delete \(object): the \(object.entityNameForMessages) belongs to another context; fetch it in this one with object(with: objectID)")
         }
         if object.isFault {
             // A fault whose row another context deleted is already gone

@@ -1,26 +1,27 @@
 import Foundation
 
-/// One entity of a model: a ``ManagedObject`` subclass and the attributes and
-/// relationships declared on it (and on its superclasses).
+/// One entity of a model: its class and the attributes and relationships
+/// declared on it and its superclasses (``ManagedObjectModel/init(entities:)``)
+/// or in a model file (``ManagedObjectModel/init(contentsOf:classes:)``).
 ///
 /// Attributes come first in the entity's property order, relationships after
 /// them; snapshots hold one ``StoreValue`` per property in that order.
 ///
-/// A subclass of another listed class is a sub-entity of that class's entity
-/// (Core Data's `superentity`): it has the parent's attributes first, at the
+/// A sub-entity (Core Data's `superentity`: a subclass of another listed
+/// class, or a model file's `parentEntity`) has the parent's attributes first, at the
 /// parent's indexes, then its own, then the parent's relationships, then its
 /// own. A parent's relationship therefore sits further along in a sub-entity
 /// that adds attributes; `localIndex(_:declaredWithAttributeCount:)`
 /// translates.
 public final class EntityDescription: Sendable, CustomStringConvertible {
-    /// The entity name: the class name.
+    /// The entity name: the class's ``ManagedObject/entityName``, or the
+    /// model file's.
     public let name: String
     /// The class whose instances are this entity's objects.
     public let managedObjectClass: ManagedObject.Type
-    /// The parent entity (a model file's `parentEntity`; for Swift
-    /// declarations, the entity of the nearest superclass listed in the
-    /// model, as Core Data's `NSEntityDescription.superentity`; `nil` for an
-    /// entity whose class directly subclasses ``ManagedObject``.
+    /// The parent entity, as Core Data's `NSEntityDescription.superentity`:
+    /// a model file's `parentEntity`, or the entity of the nearest
+    /// superclass listed in the model; `nil` for a root entity.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/superentity>
     public let superentity: EntityDescription?
     /// The direct sub-entities, in model order, as Core Data's

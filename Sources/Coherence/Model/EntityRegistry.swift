@@ -116,11 +116,4 @@ extension ManagedObjectID {
         objectClass.entity()
     }
 
-    /// Whether the object is of `entity` or one of its sub-entities (for a
-    /// model file's entities, the class hierarchy need not follow theirs).
-    func isOfEntity(_ entity: EntityDescription) -> Bool {
-        if objectClass == entity.managedObjectClass { return true }
-        return EntityRegistry.entity(of: objectClass)?.isKind(ofEntityNamed: entity.name)
-            ?? isSameOrSubclass(objectClass, of: entity.managedObjectClass)
-    }
 }

@@ -43,10 +43,11 @@ import Synchronization
 /// `SortDescriptor(key:)`), not by key path: the model cannot list
 /// declarations made in extensions.
 ///
-/// A type the model's value cannot convert to, or a name the entity does
-/// not have, stops the program at the first access, naming the entity,
-/// the property and both types, as Core Data fails for a mismatched
-/// `@NSManaged` declaration. Each property finds its place in its entity
+/// A name the entity does not have stops the program at the first access,
+/// naming the entity; so does a value that cannot convert to the declared
+/// type (reads convert numbers through `NSNumber`, and no value reads as
+/// `nil` or zero), naming the entity, the property and both types, as Core
+/// Data fails for a mismatched `@NSManaged` declaration. Each property finds its place in its entity
 /// by name once per model.
 @attached(accessor, names: named(get), named(set))
 @attached(peer, names: arbitrary)
@@ -91,9 +92,10 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
         if let index = entity.indexByName[name] {
             found = Resolution(entity: entity, index: index, isPrimitive: false)
         } else if name.hasPrefix("primitive"), name.count > 9 {
-            let rest = name.dropFirst(9)
+            let rest = String(name.dropFirst(9))
             let key = rest.prefix(1).lowercased() + rest.dropFirst()
-            guard let index = entity.indexByName[key] else {
+            // `primitiveUpdatedAt` for `updatedAt`, `primitiveURL` for `URL`.
+            guard let index = entity.indexByName[key] ?? entity.indexByName[rest] else {
                 fatalError("Coherence: \(entity.name) has no property \(name) or \(key) for @Managed var \(name)")
             }
             found = Resolution(entity: entity, index: index, isPrimitive: true)

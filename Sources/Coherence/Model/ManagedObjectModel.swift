@@ -49,8 +49,26 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
 
     /// Builds and validates a model from its entities' declarations, read
-    /// from classes or from a model file.
-    init(declarations: [EntityDeclaration]) throws(ModelError) {
+    /// from classes or from a model file; `locating` gives an error the
+    /// place it comes from (a model file's line).
+    init(declarations: [EntityDeclaration], locating: (ModelError) -> ModelError = { $0 }) throws(ModelError) {
+        let built: [EntityDescription], derivations: [DerivationDescription]
+        do {
+            (built, derivations) = try Self.build(declarations)
+        } catch {
+            throw locating(error)
+        }
+        self.derivations = derivations
+        entities = built
+        entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
+        entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+        EntityRegistry.register(built)
+    }
+
+    /// The entities of `declarations`, resolved and checked, and their
+    /// derived properties.
+    private static func build(_ declarations: [EntityDeclaration]) throws(ModelError)
+        -> (entities: [EntityDescription], derivations: [DerivationDescription]) {
         var byName: [String: EntityDeclaration] = [:]
         var byClass: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
@@ -69,7 +87,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 if let parent = file.parentName.flatMap({ byName[$0] }) { parents[ObjectIdentifier(declaration.type)] = parent }
                 continue
             }
-            if let parent = Self.nearestListedAncestor(of: declaration, among: declarations) {
+            if let parent = nearestListedAncestor(of: declaration, among: declarations) {
                 parents[ObjectIdentifier(declaration.type)] = parent
             }
         }
@@ -116,11 +134,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 in: byClass, hierarchy: hierarchy, derivations: derivations.filter { lineage.contains($0.parentEntityName) },
                 dependentDerivations: derivations.filter { lineage.contains($0.childEntityName) },
                 superentity: superentity,
-                isAbstract: declaration.file?.isAbstract ?? (declaration.type.isAbstract && !(superentity?.managedObjectClass.isAbstract ?? false)))
+                isAbstract: declaration.isAbstract)
         }
         let built = declarations.map { builtByName[$0.name]! }
         for root in built where root.superentity == nil && !root.subentities.isEmpty {
-            try Self.checkSharedColumns(root)
+            try checkSharedColumns(root)
         }
         for entity in built {
             for relationship in entity.relationships {
@@ -136,11 +154,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 (attribute.access as? PropertyDeclaration)?.bindSnapshotWord(layout, index: attribute.index)
             }
         }
-        self.derivations = derivations
-        entities = built
-        entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
-        entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
-        EntityRegistry.register(built)
+        return (built, derivations)
     }
 
     /// Entities of one hierarchy share their root's table: a property name
@@ -225,6 +239,10 @@ struct EntityDeclaration {
     let uniquenessConstraints: [[String]]
     let renamingIdentifier: String?
     let propertyRenamingIdentifiers: [String: String]
+    /// Whether the entity is abstract: a model file says; a class's
+    /// `isAbstract` counts only where it differs from its superclass's (a
+    /// Swift class property is inherited, an entity's abstractness not).
+    let isAbstract: Bool
     let attributes: [AttributeDescription]
     let relationships: [DeclaredRelationship]
     /// Derived properties: their attribute index and declaration.
@@ -249,9 +267,13 @@ struct EntityDeclaration {
         file = nil
         indexes = type.indexes
         uniquenessConstraints = type.uniquenessConstraints
-        renamingIdentifier = type.renamingIdentifier
         propertyRenamingIdentifiers = type.propertyRenamingIdentifiers
         let instance = type.init()
+        // What the class says itself, not what it inherits from a
+        // superclass (an entity's, or a base class that is none).
+        let superclass = Mirror(reflecting: instance).superclassMirror?.subjectType as? ManagedObject.Type
+        isAbstract = type.isAbstract && !(superclass?.isAbstract ?? false)
+        renamingIdentifier = type.renamingIdentifier == superclass?.renamingIdentifier ? nil : type.renamingIdentifier
         var levels: [(type: AnyClass, fields: [any PropertyDeclaring.Type])] = []
         var mirror: Mirror? = Mirror(reflecting: instance)
         while let level = mirror, let levelType = level.subjectType as? AnyClass, levelType != ManagedObject.self {
@@ -343,11 +365,37 @@ struct EntityDeclaration {
             }
             childAttribute = index
         }
+        try checkDerivedType(derived.index, kind: declaration.kind, source: childAttribute.map { child.attributes[$0] }, fail: fail)
         return DerivationDescription(
             id: id, kind: declaration.kind, parentEntityName: name, propertyIndex: derived.index, propertyName: property,
             relationshipIndex: attributes.count + position, inverseIndex: child.attributes.count + inversePosition,
             childEntityName: child.name, childAttributeIndex: childAttribute, declaration: declaration,
             parentAttributeCount: attributes.count, childAttributeCount: child.attributes.count)
+    }
+
+    /// A derived attribute has the type its derivation gives, optional
+    /// where the value may be missing: a count is an integer, a sum has
+    /// its source's type, an average is an optional `Double`, a minimum,
+    /// maximum or copy an optional of its source's type. (`@Derived`'s
+    /// generic signatures ensure it; a model file's attribute types are
+    /// checked here.)
+    private func checkDerivedType(_ index: Int, kind: DerivationKind, source: AttributeDescription?,
+                                  fail: (String) -> ModelError) throws(ModelError) {
+        let attribute = attributes[index]
+        switch kind {
+        case .count:
+            guard [.integer16, .integer32, .integer64].contains(attribute.attributeType) else {
+                throw fail("a count is an integer attribute, not \(attribute.attributeType)")
+            }
+        case .average:
+            guard attribute.attributeType == .double, attribute.isOptional else { throw fail("an average is an optional double attribute") }
+        case .sum, .min, .max, .copy:
+            guard let source else { return }
+            guard attribute.attributeType == source.attributeType else {
+                throw fail("it has the type of \(source.name), \(source.attributeType), not \(attribute.attributeType)")
+            }
+            guard kind == .sum || attribute.isOptional else { throw fail("it has no value when there is nothing to derive it from: make it optional") }
+        }
     }
 
     /// The name of the relationship that `keyPath` reads on this entity, if any.

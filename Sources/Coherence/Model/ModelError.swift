@@ -57,3 +57,20 @@ public enum ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ModelError {
+    /// The entity and property the error names (the property empty for an
+    /// entity); `nil` for a model file's error, which names its line too.
+    var place: (entity: String, property: String)? {
+        switch self {
+        case .duplicateEntity(let name): (name, "")
+        case .unsupportedAttributeType(let entity, let property, _), .invalidDefaultValue(let entity, let property, _),
+             .destinationNotInModel(let entity, let property, _), .missingInverse(let entity, let property),
+             .mismatchedInverse(let entity, let property, _), .invalidDerivation(let entity, let property, _),
+             .invalidIndex(let entity, let property, _), .invalidUniquenessConstraint(let entity, let property, _),
+             .conflictingSubentityProperty(let entity, let property, _):
+            (entity, property)
+        case .modelFile: nil
+        }
+    }
+}

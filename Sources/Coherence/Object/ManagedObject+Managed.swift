@@ -30,7 +30,8 @@ extension ManagedObject {
         let entity = _managedEntity(declaration.name)
         let resolved = declaration.resolved(in: entity)
         let key = entity.propertyName(at: resolved.index)
-        let value = ManagedValueConversion.storable(newValue)
+        let isDecimal = resolved.index < entity.attributes.count && entity.attributes[resolved.index].attributeType == .decimal
+        let value = ManagedValueConversion.storable(newValue, decimal: isDecimal)
         if resolved.isPrimitive {
             setPrimitiveValue(value, forKey: key)
         } else if let box = _observation {
@@ -104,10 +105,11 @@ enum ManagedValueConversion {
     }
 
     /// The value to hand `setValue(_:forKey:)`: `nil` for an optional
-    /// without one, a Swift value for a Foundation number.
-    static func storable<Value>(_ value: Value) -> Any? {
-        if let optional = value as? any OptionalValue { return optional.wrapped.flatMap(storable) }
-        if let decimal = value as? NSDecimalNumber { return decimal.decimalValue }
+    /// without one; for a `Decimal` attribute, an `NSDecimalNumber`'s
+    /// `Decimal` (other numbers convert in `setValue(_:forKey:)`).
+    static func storable<Value>(_ value: Value, decimal: Bool) -> Any? {
+        if let optional = value as? any OptionalValue { return optional.wrapped.flatMap { storable($0, decimal: decimal) } }
+        if decimal, let number = value as? NSDecimalNumber { return number.decimalValue }
         return value
     }
 

@@ -83,7 +83,7 @@ extension ManagedObject {
             for id in ids {
                 guard let destination = context.registered[id], destination.isDeleted else { continue }
                 errors.append(.danglingReference(entity: entity.name, property: relationship.name,
-                                                 destination: "\(type(of: destination).entityName) \(id)"))
+                                                 destination: "\(destination.entityNameForMessages) \(id)"))
             }
         }
         _countErrors(entity: entity, into: &errors)

@@ -143,15 +143,16 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// Whether the entity is abstract, as Core Data's
     /// `NSEntityDescription.isAbstract`: it has no objects of its own, only
-    /// objects of its sub-entities (subclasses listed in the model).
+    /// objects of its sub-entities (subclasses listed in the model). A model
+    /// file's entities are abstract as the file says.
     /// Inserting an object of an abstract entity traps, naming the entity,
     /// where Core Data raises an exception.
     ///
     /// A Swift class var is inherited, an entity's abstractness is not: a
     /// class whose parent entity is abstract is concrete whatever it returns,
     /// so that `final class Car: Vehicle` is concrete when `Vehicle` is
-    /// abstract (only the topmost of a chain of abstract classes can be
-    /// abstract).
+    /// abstract: a class counts as abstract only where it says so and its
+    /// superclass (an entity's class or a base class that is none) does not.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
     open class var isAbstract: Bool { false }
 
@@ -283,7 +284,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         }
         if let relationship = entity.relationship(at: index) {
             var objects: [ManagedObject]?
-            if value == nil || value is NSNull, !relationship.isToMany {
+            if value == nil || value is NSNull {
+                // No destination; for a to-many relationship (an `NSSet?`
+                // set to `nil`), none either.
                 objects = []
             } else if let object = value as? ManagedObject, !relationship.isToMany {
                 objects = [object]
@@ -443,7 +446,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         if isDeleted { state.append("deleted") }
         if _access.contains(.invalidated) { state.append("invalidated") }
         let suffix = state.isEmpty ? "" : " (\(state.joined(separator: ", ")))"
-        return "<\(Self.entityName) \(objectID)\(suffix)>"
+        return "<\(entityNameForMessages) \(objectID)\(suffix)>"
     }
 }
 

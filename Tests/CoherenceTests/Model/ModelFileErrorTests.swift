@@ -23,6 +23,8 @@ struct ModelFileErrorTests {
         let entity: String
         let property: String
         let reason: String
+        /// Whether the model lists `DeclaringPamphlet` as a class.
+        var listsClass = false
         var testDescription: String { name }
     }
 
@@ -33,7 +35,7 @@ struct ModelFileErrorTests {
             <entity name="Pamphlet">
                 <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
             </entity>
-            """, line: 4, entity: "Pamphlet", property: "tags", reason: "valueTransformerName"),
+            """, line: 4, entity: "Pamphlet", property: "tags", reason: "attribute type \"Transformable\" is not supported by Coherence (Coherence stores Codable values"),
         Case(name: "unknown attribute type", entities: """
             <entity name="Pamphlet">
                 <attribute name="shape" optional="YES" attributeType="Composite"/>
@@ -100,7 +102,33 @@ struct ModelFileErrorTests {
             <entity name="Pamphlet" representedClassName="DeclaringPamphlet">
                 <attribute name="title" optional="YES" attributeType="String"/>
             </entity>
-            """, line: 3, entity: "Pamphlet", property: "title", reason: "takes its properties from the file"),
+            """, line: 3, entity: "Pamphlet", property: "title", reason: "takes its properties from the file", listsClass: true),
+        Case(name: "listed class of no entity", entities: """
+            <entity name="Pamphlet"/>
+            """, line: 2, entity: "", property: "", reason: "the class DeclaringPamphlet in classes: is the class of no entity", listsClass: true),
+        Case(name: "duplicate property", entities: """
+            <entity name="Pamphlet">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="title" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="title"/>
+            </entity>
+            """, line: 5, entity: "Pamphlet", property: "title", reason: "two properties named title"),
+        // Found by the model's checks after the file was read: still at
+        // the line of the property.
+        Case(name: "inverse that is no relationship", entities: """
+            <entity name="Pamphlet">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="sequel" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="title"/>
+            </entity>
+            """, line: 5, entity: "Pamphlet", property: "sequel", reason: "Pamphlet.title is not a relationship"),
+        Case(name: "derived count of the wrong type", entities: """
+            <entity name="Pamphlet">
+                <attribute name="pageCount" optional="YES" attributeType="String" derived="YES" derivationExpression="pages.@count"/>
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            <entity name="Page">
+                <relationship name="pamphlet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "pageCount", reason: "a count is an integer attribute, not string"),
     ]
 
     /// Writes `entities` as the `contents` of a new `.xcdatamodel` folder.
@@ -120,7 +148,7 @@ struct ModelFileErrorTests {
     @Test(arguments: cases) func namesTheLineEntityAndProperty(_ broken: Case) throws {
         let folder = try Self.modelFolder(broken.entities)
         let error = #expect(throws: ModelError.self) {
-            try ManagedObjectModel(contentsOf: folder, classes: [DeclaringPamphlet.self])
+            try ManagedObjectModel(contentsOf: folder, classes: broken.listsClass ? [DeclaringPamphlet.self] : [])
         }
         guard case .modelFile(let file, let line, let entity, let property, let reason) = error else {
             Issue.record("expected a model file error, got \(String(describing: error))")

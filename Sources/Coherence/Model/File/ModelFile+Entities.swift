@@ -56,7 +56,7 @@ extension ManagedObjectModel {
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobjectmodel/init(contentsof:)>
     public convenience init(contentsOf url: URL, classes: [ManagedObject.Type] = []) throws(ModelError) {
         let file = try ModelFile(contentsOf: url)
-        try self.init(declarations: file.entityDeclarations(classes: classes))
+        try self.init(declarations: file.entityDeclarations(classes: classes), locating: file.locate)
     }
 }
 
@@ -80,7 +80,11 @@ extension ModelFile {
         var byName: [String: Element] = [:]
         var classes: [String: ManagedObject.Type] = [:]
         var listedClasses: [String: ManagedObject.Type] = [:]
-        for type in listed { listedClasses[String(describing: type)] = type }
+        for type in listed {
+            guard listedClasses.updateValue(type, forKey: String(describing: type)) == nil else {
+                throw error(root, entity: "", "two classes in classes: are named \(type); an entity's representedClassName names one")
+            }
+        }
         var usedClasses: [ObjectIdentifier: String] = [:]
         for element in elements {
             guard let name = element.attributes["name"], !name.isEmpty else { throw error(element, entity: "", "an entity has no name") }
@@ -100,6 +104,9 @@ extension ModelFile {
             } else {
                 classes[name] = ModeledClasses.objectClass(forEntityNamed: name)
             }
+        }
+        if let unused = listed.first(where: { usedClasses[ObjectIdentifier($0)] == nil }) {
+            throw error(root, entity: "", "the class \(unused) in classes: is the class of no entity: no representedClassName names it")
         }
         // Phase 2: the hierarchy.
         for element in elements {
@@ -121,6 +128,7 @@ extension ModelFile {
             let name = element.attributes["name"]!
             var attributes: [any AttributeDescribing] = []
             var relationships: [DeclaredRelationship] = []
+            try checkPropertyNames(of: element, entity: name, lineage: byName)
             for child in element.children {
                 switch child.name {
                 case "attribute": attributes.append(try attribute(child, entity: name))
@@ -153,6 +161,38 @@ extension ModelFile {
                 renamingIdentifier: element.attributes["elementID"],
                 propertyRenamingIdentifiers: renamingIdentifiers(names.compactMap { byName[$0] }))
         }
+    }
+
+    /// Every property of an entity has a name, none twice among the
+    /// entity and its ancestors.
+    private func checkPropertyNames(of element: Element, entity: String, lineage byName: [String: Element]) throws(ModelError) {
+        var inherited: Set<String> = []
+        var ancestor = element.attributes["parentEntity"].flatMap { byName[$0] }
+        while let next = ancestor {
+            for child in next.children where child.name == "attribute" || child.name == "relationship" {
+                inherited.insert(child.attributes["name"] ?? "")
+            }
+            ancestor = next.attributes["parentEntity"].flatMap { byName[$0] }
+        }
+        var own: Set<String> = []
+        for child in element.children where child.name == "attribute" || child.name == "relationship" {
+            guard let name = child.attributes["name"], !name.isEmpty else { throw error(child, entity: entity, "a property has no name") }
+            guard !inherited.contains(name) else { throw error(child, entity: entity, property: name, "a parent entity has a property of the same name") }
+            guard own.insert(name).inserted else { throw error(child, entity: entity, property: name, "the entity has two properties named \(name)") }
+        }
+    }
+
+    /// `error`, found by the model's checks after the file was read, at the
+    /// line of the entity and property it names.
+    func locate(_ error: ModelError) -> ModelError {
+        guard let (entity, property) = error.place else { return error }
+        let entityElement = root.children(named: "entity").first { $0.attributes["name"] == entity }
+        let propertyElement = entityElement?.children.first { $0.attributes["name"] == property && !property.isEmpty }
+        var reason = error.description
+        let prefix = "\(entity).\(property): "
+        if reason.hasPrefix(prefix) { reason.removeFirst(prefix.count) }
+        return .modelFile(file: path, line: propertyElement?.line ?? entityElement?.line ?? root.line,
+                          entity: entity, property: property, reason: reason)
     }
 
     /// Refuses an entity's unknown XML attributes and children.
@@ -259,5 +299,6 @@ extension EntityDeclaration {
         self.uniquenessConstraints = uniquenessConstraints
         self.renamingIdentifier = renamingIdentifier
         self.propertyRenamingIdentifiers = propertyRenamingIdentifiers
+        isAbstract = facts.isAbstract
     }
 }

@@ -16,6 +16,11 @@ extension ModelFile {
         "allowsCloudEncryption",
     ]
 
+    /// The attribute types Coherence reads, as Xcode names them.
+    static let attributeTypes: Set<String> = [
+        "Integer 16", "Integer 32", "Integer 64", "Decimal", "Double", "Float", "String", "Boolean", "Date", "Binary", "UUID", "URI",
+    ]
+
     /// The XML attributes of a `<relationship>` Coherence reads or may ignore.
     static let relationshipKeys: Set<String> = [
         "name", "optional", "toMany", "ordered", "minCount", "maxCount", "deletionRule", "destinationEntity",
@@ -58,7 +63,15 @@ extension ModelFile {
     /// The declaration of an `<attribute>` of `entity`.
     func attribute(_ element: Element, entity: String) throws(ModelError) -> any AttributeDescribing {
         let name = element.attributes["name"] ?? ""
+        let type = element.attributes["attributeType"] ?? "Undefined"
+        guard Self.attributeTypes.contains(type) else {
+            let hint = type == "Transformable" ? " (Coherence stores Codable values: declare the entity in Swift with @Attribute)" : ""
+            throw error(element, entity: entity, property: name, "attribute type \"\(type)\" is not supported by Coherence\(hint)")
+        }
         try checkKnown(element, Self.attributeKeys, entity: entity, property: name)
+        if Self.flag(element, "derived"), let key = ["transient", "preserveAfterDeletion"].first(where: { Self.flag(element, $0) }) {
+            throw error(element, entity: entity, property: name, "a derived attribute cannot be \(key): Coherence stores it to fetch by it")
+        }
         for (key, feature) in [("allowsExternalBinaryDataStorage", "external binary storage (the store keeps the data in its row)"),
                                ("storedInTruthFile", "storing in a truth file"),
                                ("allowsCloudEncryption", "CloudKit encryption")] where Self.flag(element, key) {
@@ -70,7 +83,6 @@ extension ModelFile {
         let derivation = Self.flag(element, "derived") ? try derivation(element, entity: entity, property: name) : nil
         let spec = AttributeSpec(file: self, element: element, entity: entity, name: name, options: options,
                                  isOptional: Self.flag(element, "optional"), userInfo: Self.userInfo(of: element), derivation: derivation)
-        let type = element.attributes["attributeType"] ?? "Undefined"
         switch type {
         case "Integer 16": return try spec.make(Int16.self) { Int16($0) }
         case "Integer 32": return try spec.make(Int32.self) { Int32($0) }
@@ -88,8 +100,7 @@ extension ModelFile {
         case "UUID": return try spec.make(UUID.self) { UUID(uuidString: $0) }
         case "URI": return try spec.make(URL.self) { URL(string: $0) }
         default:
-            let hint = type == "Transformable" ? " (declare the property with @Attribute and a Codable type instead)" : ""
-            throw error(element, entity: entity, property: name, "attribute type \"\(type)\" is not supported by Coherence\(hint)")
+            throw error(element, entity: entity, property: name, "attribute type \"\(type)\" is not supported by Coherence")
         }
     }
 
@@ -124,7 +135,7 @@ extension ModelFile {
             }
             if let derivation {
                 // Until it is first computed, a required derived number is zero.
-                if case .none = initial, !isOptional, derivation.kind != .copy, let zero = parse("0") {
+                if case .none = initial, !isOptional, derivation.kind == .count || derivation.kind == .sum, let zero = parse("0") {
                     initial = (try? ValueCodec<Value>.make()!.encode(zero)).map { .constant($0) } ?? .none
                 }
                 if isOptional {
@@ -173,6 +184,9 @@ extension ModelFile {
         let isToMany = Self.flag(element, "toMany")
         guard let destinationName = element.attributes["destinationEntity"] else { throw fail("the relationship has no destination entity") }
         guard let destination = classes[destinationName] else { throw fail("the destination entity \(destinationName) is not in the model") }
+        if let inverseEntity = element.attributes["inverseEntity"], classes[inverseEntity] == nil {
+            throw fail("the inverse entity \(inverseEntity) is not in the model")
+        }
         guard let inverse = element.attributes["inverseName"] else {
             throw fail("the relationship has no inverse; Coherence keeps both sides of every relationship, so give it one in the model")
         }

@@ -219,7 +219,7 @@ extension SQLPredicateCompiler {
         case .single("NULL", 0):
             return op == .equal ? "(\(key) IS NULL)" : "(\(key) IS NOT NULL)"
         case .objectID(let id):
-            guard !id.isTemporaryID, id.storeNumber == storeNumber, id.isOfEntity(destination) else {
+            guard !id.isTemporaryID, id.storeNumber == storeNumber, model.entity(for: id.objectClass)?.isKind(of: destination) == true else {
                 return op == .equal ? "FALSE" : "TRUE"
             }
             let other = bind(.integer(id.key))
