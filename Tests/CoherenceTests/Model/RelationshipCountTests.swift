@@ -63,3 +63,38 @@ struct RelationshipCountTests {
         }
     }
 }
+
+/// A batch insert's to-one relationship takes the ID of an object of the
+/// destination entity or of a sub-entity, checked by entity: in a model
+/// file, a sub-entity's class need not subclass its parent's.
+@Suite("Batch inserts into model-file hierarchies")
+struct ModelFileBatchInsertTests {
+    @Test(arguments: StoreKind.databases) func aSubEntityIDFillsARelationshipToItsParent(store kind: StoreKind) throws {
+        let folder = try ModelFileErrorTests.modelFolder("""
+            <entity name="Shelf">
+                <relationship name="item" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Item" inverseName="shelves"/>
+            </entity>
+            <entity name="Item">
+                <relationship name="shelves" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Shelf" inverseName="item"/>
+            </entity>
+            <entity name="Book" parentEntity="Item"/>
+            <entity name="Poster"/>
+            """)
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: try ManagedObjectModel(contentsOf: folder))
+        try coordinator.addPersistentStore(try kind.makeDescription())
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        try context.performAndWait {
+            let book = EntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            let poster = EntityDescription.insertNewObject(forEntityName: "Poster", into: context)
+            try context.save()
+            let request = BatchInsertRequest<ManagedObject>(entityName: "Shelf", objects: [["item": book.objectID]])
+            _ = try context.execute(request)
+            let shelf = try #require(try context.fetch(FetchRequest<ManagedObject>(entityName: "Shelf")).first)
+            #expect(shelf.value(forKey: "item") as? ManagedObject === book)
+            // An object of an entity outside the hierarchy is refused.
+            #expect(throws: ContextError.self) {
+                try context.execute(BatchInsertRequest<ManagedObject>(entityName: "Shelf", objects: [["item": poster.objectID]]))
+            }
+        }
+    }
+}
