@@ -68,6 +68,10 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// `NSEntityDescription.userInfo` (empty for a Swift declaration).
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/userinfo>
     public let userInfo: [String: String]
+    /// Whether a model file declares the entity: its class names its
+    /// properties with `@Managed`, whose key paths the model cannot list, so
+    /// a `#Predicate` that reads one is evaluated on objects.
+    let isFromModelFile: Bool
     /// The uniqueness constraints (``ManagedObject/uniquenessConstraints``):
     /// attribute names.
     public let uniquenessConstraints: [[String]]
@@ -110,7 +114,9 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
          derivations: [DerivationDescription] = [], dependentDerivations: [DerivationDescription] = [],
          indexes: [[String]] = [], uniquenessConstraints: [[String]] = [],
          superentity: EntityDescription? = nil, isAbstract: Bool = false,
-         renamingIdentifier: String? = nil, propertyRenamingIdentifiers: [String: String] = [:], userInfo: [String: String] = [:]) {
+         renamingIdentifier: String? = nil, propertyRenamingIdentifiers: [String: String] = [:], userInfo: [String: String] = [:],
+         isFromModelFile: Bool = false) {
+        self.isFromModelFile = isFromModelFile
         self.renamingIdentifier = renamingIdentifier
         self.propertyRenamingIdentifiers = propertyRenamingIdentifiers
         self.userInfo = userInfo

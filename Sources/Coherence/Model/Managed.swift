@@ -40,8 +40,10 @@ import Synchronization
 ///   accessor functions Xcode generates are deleted when porting.
 ///
 /// Fetches find `@Managed` properties by name (format predicates,
-/// `SortDescriptor(key:)`), not by key path: the model cannot list
-/// declarations made in extensions.
+/// `SortDescriptor(key:)`) in SQL. Key paths (`#Predicate`,
+/// `SortDescriptor(\Car.maker)`) give the same results, evaluated on every
+/// object of the entity: Swift gives no way to name a property declared in
+/// an extension from its key path.
 ///
 /// A name the entity does not have stops the program at the first access,
 /// naming the entity; so does a value that cannot convert to the declared

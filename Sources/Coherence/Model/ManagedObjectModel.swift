@@ -461,7 +461,8 @@ struct EntityDeclaration {
                                  derivations: derivations, dependentDerivations: dependentDerivations,
                                  indexes: indexes, uniquenessConstraints: uniquenessConstraints,
                                  superentity: superentity, isAbstract: isAbstract, renamingIdentifier: renamingIdentifier,
-                                 propertyRenamingIdentifiers: propertyRenamingIdentifiers, userInfo: file?.userInfo ?? [:])
+                                 propertyRenamingIdentifiers: propertyRenamingIdentifiers, userInfo: file?.userInfo ?? [:],
+                                 isFromModelFile: file != nil)
     }
 
     /// The inverse declared on this side, on the destination side, or both (they must agree).

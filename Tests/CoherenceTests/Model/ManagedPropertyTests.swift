@@ -150,32 +150,42 @@ struct ManagedPropertyTests {
 }
 
 /// Fetches find `@Managed` properties by name, as Core Data code names
-/// them (`NSPredicate(format:)`, `NSSortDescriptor(key:ascending:)`); a
-/// `@Managed` property's key path is not known to the SQL stores, which
-/// report it as a typed error (or evaluate the predicate in memory when
-/// asked to).
+/// them (`NSPredicate(format:)`, `NSSortDescriptor(key:ascending:)`), and
+/// by key path (`#Predicate`, `SortDescriptor(\.title)`, as
+/// `NSSortDescriptor(keyPath:ascending:)` does): Swift gives no way to name
+/// a `@Managed` property from its key path, so the SQL stores leave such a
+/// predicate or sort to the context, which evaluates it on objects with
+/// the same results.
 @Suite("@Managed properties in fetches")
 struct ManagedPropertyFetchTests {
-    @Test(arguments: StoreKind.allCases) func fetchesFindManagedPropertiesByName(store kind: StoreKind) throws {
+    @Test(arguments: StoreKind.allCases) func fetchesFindManagedPropertiesByNameAndKeyPath(store kind: StoreKind) throws {
         let context = try ManagedPropertyTests.context(kind)
         try context.performAndWait {
+            let shelf = Bookcase(context: context)
+            shelf.label = "Austen"
             for (title, pages) in [("Sense", Int32(2)), ("Emma", 1), ("Lady Susan", 0)] {
                 let novel = Novel(context: context)
                 novel.title = title
                 novel.pages = pages
+                if pages > 0 { novel.bookcase = shelf }
             }
             try context.save()
             let request = FetchRequest<Novel>(predicate: Predicate<Novel>(format: "pages > %d", 0), sortBy: [SortDescriptor(key: "title")])
             #expect(try context.fetch(request).map(\.title) == ["Emma", "Sense"])
-            // A typed predicate reads the property in memory; the SQL
-            // stores cannot translate its key path, and say so unless told
-            // to evaluate the predicate in memory.
-            let typed = FetchRequest<Novel>(predicate: #Predicate { $0.pages > 0 })
-            if kind != .inMemory {
-                #expect(throws: FetchError.self) { try context.fetch(typed) }
-                typed.evaluatesPredicateInMemory = true
-            }
-            #expect(try context.fetch(typed).count == 2)
+
+            // Key paths, in a predicate, through a to-one relationship, in
+            // a sort, in a count and in a windowed fetch.
+            let typed = FetchRequest<Novel>(predicate: #Predicate { $0.pages > 0 }, sortBy: [SortDescriptor(\.pages, order: .reverse)])
+            #expect(try context.fetch(typed).map(\.title) == ["Sense", "Emma"])
+            #expect(try context.count(for: typed) == 2)
+            typed.fetchLimit = 1
+            #expect(try context.fetch(typed).map(\.title) == ["Sense"])
+            let shelved = FetchRequest<Novel>(predicate: #Predicate { $0.bookcase?.label == "Austen" }, sortBy: [SortDescriptor(\.title)])
+            #expect(try context.fetch(shelved).map(\.title) == ["Emma", "Sense"])
+
+            // An unsaved change is seen, as with any fetch.
+            shelf.label = "Shelved"
+            #expect(try context.fetch(shelved).isEmpty)
         }
     }
 }

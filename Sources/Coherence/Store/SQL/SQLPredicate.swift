@@ -144,6 +144,10 @@ struct SQLPredicateCompiler {
                 return .object(entity, key: key, alias: alias)
             }
             guard let index = entity.propertyIndex(for: keyPath) else {
+                // A model file's entity: most likely a @Managed property,
+                // which Swift gives no way to name from its key path. The
+                // context evaluates the predicate on objects.
+                if entity.isFromModelFile { throw SQLDialectCannotEvaluate(construct: "the key path \(keyPath)", entity: entity.name) }
                 throw unsupported("the key path \(keyPath), which is not a modeled property of \(entity.name)")
             }
             if let relationship = entity.relationship(at: index) {
