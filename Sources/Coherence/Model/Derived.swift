@@ -87,6 +87,12 @@ public final class DerivedDeclaration<Value>: AttributeDeclaration<Value>, @unch
         super.init(fileName: name, options: [], initialValue: initialValue, userInfo: userInfo)
     }
 
+    /// A derived attribute declared by names (`Derived+Names.swift`).
+    init(name: String, initialValue: Value, derivation: DerivationDeclaration) {
+        self.derivation = derivation
+        super.init(derivedName: name, initialValue: initialValue)
+    }
+
     /// The number of objects in `relationship` that match `predicate`.
     public init<Parent: ManagedObject, Child: ManagedObject>(
         count relationship: KeyPath<Parent, Set<Child>> & Sendable, where predicate: Predicate<Child>? = nil, name: String
@@ -160,6 +166,8 @@ struct DerivationDeclaration: @unchecked Sendable {
     /// The predicate for SQL (batch requests recompute in the store).
     let expression: (any StandardPredicateExpression<Bool>)?
     let variable: PredicateExpressions.VariableID?
+    /// Why a format predicate could not be read; the model refuses it.
+    let formatError: String?
 
     init<Child: ManagedObject>(kind: DerivationKind, relationship: AnyKeyPath, attribute: AnyKeyPath?, predicate: Predicate<Child>?) {
         self.kind = kind
@@ -169,6 +177,7 @@ struct DerivationDeclaration: @unchecked Sendable {
         attributeName = nil
         expression = predicate?.expression
         variable = predicate?.variable.key
+        formatError = nil
         if let predicate {
             matches = { object in
                 guard let child = object as? Child else { return false }
@@ -179,15 +188,33 @@ struct DerivationDeclaration: @unchecked Sendable {
         }
     }
 
-    /// A derivation a model file names (`items.@sum.price`): no predicate.
-    init(kind: DerivationKind, relationshipName: String, attributeName: String?) {
+    /// A derivation by names: a model file's (`items.@sum.price`, no
+    /// predicate), or `@Derived`'s by name, whose predicate is a format
+    /// string read on the child (`read == NO`).
+    init(kind: DerivationKind, relationshipName: String, attributeName: String?, predicateFormat: String? = nil) {
         self.kind = kind
         relationship = nil
         attribute = nil
         self.relationshipName = relationshipName
         self.attributeName = attributeName
-        expression = nil
-        variable = nil
-        matches = { _ in true }
+        guard let predicateFormat else {
+            expression = nil
+            variable = nil
+            formatError = nil
+            matches = { _ in true }
+            return
+        }
+        do {
+            let predicate = try Predicate<ManagedObject>(validatingFormat: predicateFormat)
+            expression = predicate.expression
+            variable = predicate.variable.key
+            formatError = nil
+            matches = { object in try predicate.evaluate(object) }
+        } catch {
+            expression = nil
+            variable = nil
+            formatError = "its predicate \"\(predicateFormat)\" is invalid: \(error)"
+            matches = { _ in false }
+        }
     }
 }

@@ -62,6 +62,16 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+        // A derivation's format predicate names properties of its child entity.
+        for derivation in derivations {
+            guard let expression = derivation.declaration.expression, let child = entitiesByName[derivation.childEntityName] else { continue }
+            do {
+                try FormatPredicateValidation.validate(expression, entity: child, model: self)
+            } catch {
+                throw locating(.invalidDerivation(entity: derivation.parentEntityName, property: derivation.propertyName,
+                                                  reason: "its predicate: \(error)"))
+            }
+        }
         EntityRegistry.register(built)
     }
 
@@ -331,6 +341,7 @@ struct EntityDeclaration {
         let property = attributes[derived.index].name
         let declaration = derived.declaration
         func fail(_ reason: String) -> ModelError { .invalidDerivation(entity: name, property: property, reason: reason) }
+        if let reason = declaration.formatError { throw fail(reason) }
         guard let relationshipName = declaration.relationshipName ?? declaration.relationship.flatMap(relationshipName(readBy:)),
               let position = relationships.firstIndex(where: { $0.name == relationshipName }) else {
             throw fail("it does not follow a relationship of \(name)")

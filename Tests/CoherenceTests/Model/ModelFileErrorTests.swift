@@ -9,6 +9,25 @@ final class DeclaringPamphlet: ManagedObject {
     override class var entityName: String { "Pamphlet" }
 }
 
+/// Derived counts a model file's class adds in Swift: by key path, which
+/// Coherence cannot resolve for `@Managed` properties; by name; and by name
+/// with a format predicate that does not parse.
+final class KeyPathCountingPamphlet: ManagedObject {
+    @Managed var pages: Set<ManagedObject>
+    @Derived(count: \KeyPathCountingPamphlet.pages) var pageCount: Int
+    override class var entityName: String { "Pamphlet" }
+}
+
+final class CountingPamphlet: ManagedObject {
+    @Derived(count: "pages", where: "number > 2") var pageCount: Int
+    override class var entityName: String { "Pamphlet" }
+}
+
+final class BadFormatPamphlet: ManagedObject {
+    @Derived(count: "pages", where: "number >") var pageCount: Int
+    override class var entityName: String { "Pamphlet" }
+}
+
 /// Everything in a model file Coherence cannot honour is a
 /// `ModelError.modelFile` naming the file's line, the entity and the
 /// property: nothing is silently dropped.
@@ -23,8 +42,8 @@ struct ModelFileErrorTests {
         let entity: String
         let property: String
         let reason: String
-        /// Whether the model lists `DeclaringPamphlet` as a class.
-        var listsClass = false
+        /// The class the model lists for Pamphlet, if any.
+        var listed: String?
         var testDescription: String { name }
     }
 
@@ -102,10 +121,10 @@ struct ModelFileErrorTests {
             <entity name="Pamphlet" representedClassName="DeclaringPamphlet">
                 <attribute name="title" optional="YES" attributeType="String"/>
             </entity>
-            """, line: 3, entity: "Pamphlet", property: "title", reason: "takes its properties from the file", listsClass: true),
+            """, line: 3, entity: "Pamphlet", property: "title", reason: "takes its properties from the file", listed: "DeclaringPamphlet"),
         Case(name: "listed class of no entity", entities: """
             <entity name="Pamphlet"/>
-            """, line: 2, entity: "", property: "", reason: "the class DeclaringPamphlet in classes: is the class of no entity", listsClass: true),
+            """, line: 2, entity: "", property: "", reason: "the class DeclaringPamphlet in classes: is the class of no entity", listed: "DeclaringPamphlet"),
         Case(name: "duplicate property", entities: """
             <entity name="Pamphlet">
                 <attribute name="title" optional="YES" attributeType="String"/>
@@ -129,6 +148,55 @@ struct ModelFileErrorTests {
                 <relationship name="pamphlet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages"/>
             </entity>
             """, line: 4, entity: "Pamphlet", property: "pageCount", reason: "a count is an integer attribute, not string"),
+        // @Derived attributes a class adds to the file's entity.
+        Case(name: "derived count by key path", entities: """
+            <entity name="Pamphlet" representedClassName="KeyPathCountingPamphlet">
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            \(page)
+            """, line: 3, entity: "Pamphlet", property: "pageCount", reason: "name the relationship and attribute", listed: "KeyPathCountingPamphlet"),
+        Case(name: "derived count on a sub-entity's class", entities: """
+            <entity name="Publication"/>
+            <entity name="Pamphlet" parentEntity="Publication" representedClassName="CountingPamphlet">
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            \(page)
+            """, line: 4, entity: "Pamphlet", property: "pageCount", reason: "declare it on the class of the topmost parent entity", listed: "CountingPamphlet"),
+        Case(name: "derived count named like a file's attribute", entities: """
+            <entity name="Pamphlet" representedClassName="CountingPamphlet">
+                <attribute name="pageCount" optional="YES" attributeType="Integer 64"/>
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            \(page)
+            """, line: 3, entity: "Pamphlet", property: "pageCount", reason: "the file has a property of that name", listed: "CountingPamphlet"),
+        Case(name: "derived count of no relationship", entities: """
+            <entity name="Pamphlet" representedClassName="CountingPamphlet"/>
+            """, line: 3, entity: "Pamphlet", property: "pageCount", reason: "it does not follow a relationship of Pamphlet", listed: "CountingPamphlet"),
+        Case(name: "derived count filtering on an unknown key", entities: """
+            <entity name="Pamphlet" representedClassName="CountingPamphlet">
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            \(page)
+            """, line: 3, entity: "Pamphlet", property: "pageCount", reason: "its predicate:", listed: "CountingPamphlet"),
+        Case(name: "derived count with a malformed predicate", entities: """
+            <entity name="Pamphlet" representedClassName="BadFormatPamphlet">
+                <relationship name="pages" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet"/>
+            </entity>
+            \(page)
+            """, line: 3, entity: "Pamphlet", property: "pageCount", reason: "its predicate \"number >\" is invalid", listed: "BadFormatPamphlet"),
+    ]
+
+    /// A page of a pamphlet, without a `number`.
+    static let page = """
+        <entity name="Page">
+            <relationship name="pamphlet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages"/>
+        </entity>
+        """
+
+    /// The classes a case may list, by name.
+    static let listable: [String: ManagedObject.Type] = [
+        "DeclaringPamphlet": DeclaringPamphlet.self, "KeyPathCountingPamphlet": KeyPathCountingPamphlet.self,
+        "CountingPamphlet": CountingPamphlet.self, "BadFormatPamphlet": BadFormatPamphlet.self,
     ]
 
     /// Writes `entities` as the `contents` of a new `.xcdatamodel` folder.
@@ -148,7 +216,7 @@ struct ModelFileErrorTests {
     @Test(arguments: cases) func namesTheLineEntityAndProperty(_ broken: Case) throws {
         let folder = try Self.modelFolder(broken.entities)
         let error = #expect(throws: ModelError.self) {
-            try ManagedObjectModel(contentsOf: folder, classes: broken.listsClass ? [DeclaringPamphlet.self] : [])
+            try ManagedObjectModel(contentsOf: folder, classes: broken.listed.flatMap { Self.listable[$0] }.map { [$0] } ?? [])
         }
         guard case .modelFile(let file, let line, let entity, let property, let reason) = error else {
             Issue.record("expected a model file error, got \(String(describing: error))")

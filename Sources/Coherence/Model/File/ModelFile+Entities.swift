@@ -95,7 +95,6 @@ extension ModelFile {
                 if let other = usedClasses[ObjectIdentifier(type)] {
                     throw error(element, entity: name, "its class \(className) is the class of \(other) too")
                 }
-                try checkNoSwiftProperties(type, element: element, entity: name)
                 guard type.entityName == name else {
                     throw error(element, entity: name, "its class \(className) names the entity \(type.entityName); override its entityName to return \"\(name)\"")
                 }
@@ -122,11 +121,24 @@ extension ModelFile {
             }
             try checkClasses(of: name, parent: parentName, classes: classes, element: element)
         }
-        // Phase 3: each entity's properties, its ancestors' first.
+        func lineage(_ name: String) -> [String] {
+            (byName[name]?.attributes["parentEntity"].map(lineage) ?? []) + [name]
+        }
+        // Phase 3: each entity's properties, its ancestors' first: the
+        // @Derived attributes its class adds, then the file's.
         var declared: [String: (attributes: [any AttributeDescribing], relationships: [DeclaredRelationship])] = [:]
+        var swiftDerived: Set<ObjectIdentifier> = []
         for element in elements {
             let name = element.attributes["name"]!
             var attributes: [any AttributeDescribing] = []
+            if let type = listedClasses.values.first(where: { usedClasses[ObjectIdentifier($0)] == name }) {
+                let ancestors = lineage(name).dropLast().map { classes[$0]! }
+                let hierarchy = elements.filter { lineage($0.attributes["name"]!).first == name }
+                let fileNames = Set(hierarchy.flatMap(\.children).filter { $0.name == "attribute" || $0.name == "relationship" }
+                    .compactMap { $0.attributes["name"] })
+                attributes = try swiftDerivedAttributes(of: type, element: element, entity: name, ancestors: ancestors, fileNames: fileNames)
+                for case let declaration as PropertyDeclaration in attributes { swiftDerived.insert(ObjectIdentifier(declaration)) }
+            }
             var relationships: [DeclaredRelationship] = []
             try checkPropertyNames(of: element, entity: name, lineage: byName)
             for child in element.children {
@@ -138,9 +150,6 @@ extension ModelFile {
             }
             declared[name] = (attributes, relationships)
         }
-        func lineage(_ name: String) -> [String] {
-            (byName[name]?.attributes["parentEntity"].map(lineage) ?? []) + [name]
-        }
         // Phase 4: the declarations.
         return try elements.map { element throws(ModelError) in
             let name = element.attributes["name"]!
@@ -149,6 +158,9 @@ extension ModelFile {
             var derived: [(index: Int, declaration: DerivationDeclaration)] = []
             for attribute in names.flatMap({ declared[$0]!.attributes }) {
                 if let derivation = (attribute as? any DerivedDescribing)?.derivation { derived.append((attributes.count, derivation)) }
+                if let declaration = attribute as? PropertyDeclaration, swiftDerived.contains(ObjectIdentifier(declaration)) {
+                    declaration.bind(position: attributes.count, entity: name)
+                }
                 attributes.append(try attribute.describe(entity: name, index: attributes.count))
             }
             let relationships = names.flatMap { declared[$0]!.relationships }
@@ -204,19 +216,6 @@ extension ModelFile {
         if let child = element.children.first(where: { !known.contains($0.name) }) {
             let what = child.name == "fetchedProperty" ? "fetched properties are" : "<\(child.name)> is"
             throw error(child, entity: name, property: child.attributes["name"] ?? "", "\(what) not supported by Coherence")
-        }
-    }
-
-    /// A listed class takes its properties from the file.
-    private func checkNoSwiftProperties(_ type: ManagedObject.Type, element: Element, entity: String) throws(ModelError) {
-        var mirror: Mirror? = Mirror(reflecting: type.init())
-        while let level = mirror {
-            if let field = level.children.first(where: { Swift.type(of: $0.value) is any ReflectedPropertyField.Type }) {
-                let property = field.label.map { String($0.dropFirst()) } ?? ""
-                throw error(element, entity: entity, property: property,
-                            "\(type) declares \(property) in Swift; an entity read from a model file takes its properties from the file")
-            }
-            mirror = level.superclassMirror
         }
     }
 
