@@ -33,7 +33,10 @@ extension ManagedObjectModel {
     /// ``ManagedObject/init(entity:insertInto:)`` or
     /// ``EntityDescription/insertNewObject(forEntityName:into:)``. A listed
     /// class takes its properties from the file; it must not declare any
-    /// with `@Attribute` or `@Relationship`.
+    /// with `@Attribute` or `@Relationship`. The class of an entity without
+    /// a parent entity may add derived attributes the file cannot express
+    /// (a count with a filter) with `@Derived` by name:
+    /// `@Derived(count: "items", where: "done == NO") var openCount: Int`.
     ///
     /// The entity hierarchy is the file's (`parentEntity`): a class's
     /// superclass need not be an entity. When an entity and its parent
