@@ -64,17 +64,21 @@ public macro Managed() = #externalMacro(module: "CoherenceMacros", type: "Manage
 public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Sendable {
     // @unchecked: `name` is immutable, `resolution` atomic.
 
-    /// Where the property is in one entity.
-    final class Resolution: Sendable {
-        let entity: EntityDescription
+    /// Where the property is in an entity.
+    struct Place {
         let index: Int
         /// The primitive accessor of the property at `index`.
         let isPrimitive: Bool
+    }
 
-        init(entity: EntityDescription, index: Int, isPrimitive: Bool) {
+    /// The place in the first entity the property was used with.
+    final class Resolution: Sendable {
+        let entity: EntityDescription
+        let place: Place
+
+        init(entity: EntityDescription, place: Place) {
             self.entity = entity
-            self.index = index
-            self.isPrimitive = isPrimitive
+            self.place = place
         }
     }
 
@@ -87,12 +91,13 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
 
     /// Where the property is in `entity`: the property of its name or, for
     /// `primitiveX`, the primitive accessor of `x`. Stops the program for
-    /// a name the entity does not have.
-    func resolved(in entity: EntityDescription) -> Resolution {
-        if let known = resolution.load(), known.entity === entity { return known }
-        let found: Resolution
+    /// a name the entity does not have. The first entity's place is kept;
+    /// another entity's (a sibling sub-entity's) is looked up by name.
+    func resolved(in entity: EntityDescription) -> Place {
+        if let known = resolution.load(), known.entity === entity { return known.place }
+        let found: Place
         if let index = entity.indexByName[name] {
-            found = Resolution(entity: entity, index: index, isPrimitive: false)
+            found = Place(index: index, isPrimitive: false)
         } else if name.hasPrefix("primitive"), name.count > 9 {
             let rest = String(name.dropFirst(9))
             let key = rest.prefix(1).lowercased() + rest.dropFirst()
@@ -100,11 +105,11 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
             guard let index = entity.indexByName[key] ?? entity.indexByName[rest] else {
                 fatalError("Coherence: \(entity.name) has no property \(name) or \(key) for @Managed var \(name)")
             }
-            found = Resolution(entity: entity, index: index, isPrimitive: true)
+            found = Place(index: index, isPrimitive: true)
         } else {
             fatalError("Coherence: \(entity.name) has no property \(name) for @Managed var \(name); add it to the model")
         }
-        _ = resolution.storeIfNil(found)
+        if resolution.load() == nil { _ = resolution.storeIfNil(Resolution(entity: entity, place: found)) }
         return found
     }
 }

@@ -34,10 +34,17 @@ extension ManagedObject {
         let value = ManagedValueConversion.storable(newValue, decimal: isDecimal)
         if resolved.isPrimitive {
             setPrimitiveValue(value, forKey: key)
-        } else if let box = _observation {
-            box.registrar.withMutation(of: self, keyPath: declaration._observationKey) { setValue(value, forKey: key) }
         } else {
-            setValue(value, forKey: key)
+            guard !_access.contains(.invalidated) else {
+                fatalError("Coherence: cannot set \(entity.name).\(key): the object was invalidated (its context was reset or its deletion saved)")
+            }
+            if let box = _observation {
+                box.registrar.withMutation(of: self, keyPath: declaration._observationKey) {
+                    _setValue(value, at: resolved.index, entity: entity, announce: false)
+                }
+            } else {
+                _setValue(value, at: resolved.index, entity: entity)
+            }
         }
     }
 

@@ -282,6 +282,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         guard let index = entity.indexByName[key] else {
             fatalError("Coherence: \(entity.name) is not key value coding-compliant for the key \"\(key)\": the entity has no such property")
         }
+        _setValue(value, at: index, entity: entity)
+    }
+
+    /// ``setValue(_:forKey:)`` for the property at `index` of `entity`, the
+    /// object's entity. `announce: false` is for a property setter that
+    /// tells Observation about its own attribute (`@Managed`); otherwise a
+    /// write of an attribute is announced as a change of the whole object.
+    final func _setValue(_ value: Any?, at index: Int, entity: EntityDescription, announce: Bool = true) {
+        let key = entity.propertyName(at: index)
         if let relationship = entity.relationship(at: index) {
             var objects: [ManagedObject]?
             if value == nil || value is NSNull {
@@ -304,7 +313,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
         guard !attribute.isDerived else {
             fatalError("Coherence: cannot set \(entity.name).\(key): the property is derived; Coherence keeps it current")
         }
-        _prepareForWriteAt(index: index)
+        _prepareForWriteAt(index: index, announce: announce)
         guard attribute.setSwiftValue(value is NSNull ? nil : value, of: self) else {
             fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(attribute.valueType), got \(Self._typeName(of: value))")
         }

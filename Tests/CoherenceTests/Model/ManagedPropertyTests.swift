@@ -134,17 +134,29 @@ struct ManagedPropertyTests {
         }
     }
 
-    /// Observation sees a write through a `@Managed` property.
+    /// Observation tracks `@Managed` properties one by one: a read
+    /// registers the property it read, and only a write of that property
+    /// (through `@Managed` or by key) reports a change.
     @Test func observationSeesManagedWrites() throws {
         let context = try Self.context(.inMemory)
         try context.performAndWait {
             context.isObservationEnabled = true
             let novel = Novel(context: context)
             try context.save()
-            let changed = Locked(false)
-            withObservationTracking { _ = novel.pages } onChange: { changed.withLock { $0 = true } }
+            let changes = Locked(0)
+            func track() {
+                withObservationTracking { _ = novel.pages } onChange: { changes.withLock { $0 += 1 } }
+            }
+            track()
+            novel.title = "Emma"
+            novel.signed = true
+            #expect(changes.withLock { $0 } == 0, "writes of other properties are not changes of pages")
             novel.pages = 12
-            #expect(changed.withLock { $0 })
+            #expect(changes.withLock { $0 } == 1)
+            track()
+            novel.setValue(Int32(13), forKey: "pages")
+            #expect(changes.withLock { $0 } == 2, "a write by key is seen by a @Managed read")
+            #expect(novel.pages == 13)
         }
     }
 }
