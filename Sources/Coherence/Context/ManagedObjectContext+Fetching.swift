@@ -56,7 +56,12 @@ extension ManagedObjectContext {
             return try window(fetchObjectIDs(filter.unwindowed(request)).filter(filter.contains), request)
         }
         processPendingChanges()
-        return try matchingObjects(request).map(\.objectID)
+        // An ID fetch registers no object, as Core Data's: objects loaded
+        // here only to evaluate the predicate are let go again.
+        var registeredHere: [ManagedObjectID] = []
+        let ids = try matchingObjects(request, fulfilling: false, registeredHere: &registeredHere).map(\.objectID)
+        forgetEvicted(registeredHere.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
+        return ids
     }
 
     /// The number of objects `fetch(request)` would return; counted by the
@@ -250,6 +255,14 @@ extension ManagedObjectContext {
 
     /// The objects `request` matches; with `fulfilling`, none of them a fault.
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, fulfilling: Bool = false) throws -> [Result] {
+        var registeredHere: [ManagedObjectID] = []
+        return try matchingObjects(request, fulfilling: fulfilling, registeredHere: &registeredHere)
+    }
+
+    /// ``matchingObjects(_:fulfilling:)``, adding to `registeredHere` the
+    /// matches it registered while evaluating them on their values.
+    private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, fulfilling: Bool,
+                                                        registeredHere: inout [ManagedObjectID]) throws -> [Result] {
         let entity = try entity(of: request)
         let subentities = request.includesSubentities
         let pending = request.includesPendingChanges && hasPendingChanges(of: entity, subentities: subentities)
@@ -289,7 +302,8 @@ extension ManagedObjectContext {
         let windowed: [Result]
         if request.includesPendingChanges {
             return try matchingWithPendingChanges(request, snapshots: snapshots, entity: entity,
-                                                  predicateInStore: predicateInStore, fulfilling: fulfilling)
+                                                  predicateInStore: predicateInStore, fulfilling: fulfilling,
+                                                  registeredHere: &registeredHere)
         } else if predicateInStore, storeSorted {
             windowed = window(snapshots, request).map { object(for: $0, entity: entity) as! Result }
         } else {
@@ -323,16 +337,19 @@ extension ManagedObjectContext {
     /// as with Core Data: a fetch of 2 cars out of 10 registers 2.
     private func matchingWithPendingChanges<Result: ManagedObject>(
         _ request: FetchRequest<Result>, snapshots: [Snapshot], entity: EntityDescription,
-        predicateInStore: Bool, fulfilling: Bool
+        predicateInStore: Bool, fulfilling: Bool, registeredHere matchesRegistered: inout [ManagedObjectID]
     ) throws -> [Result] {
         let (windowed, registeredHere) = try matchAndWindow(request, snapshots: snapshots, entity: entity,
                                                              predicateInStore: predicateInStore)
         // The matching's own references are gone: what only the identity map
         // holds now was registered for nothing.
-        if registeredHere.count > windowed.count {
-            let kept = Set(windowed.map(\.objectID))
-            forgetEvicted(registeredHere.filter { !kept.contains($0) }.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
+        let kept = Set(windowed.map(\.objectID))
+        // (Some matches may have been registered before: compare by ID.)
+        let unmatched = registeredHere.filter { !kept.contains($0) }
+        if !unmatched.isEmpty {
+            forgetEvicted(unmatched.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
         }
+        matchesRegistered += registeredHere.filter { kept.contains($0) }
         if fulfilling {
             for object in windowed where object.isFault { _fulfillFault(object) }
         }

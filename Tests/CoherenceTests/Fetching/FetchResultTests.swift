@@ -19,6 +19,39 @@ struct FetchResultTests {
         return context
     }
 
+    /// An object ID fetch returns IDs and registers no object, as Core
+    /// Data's `managedObjectIDResultType`, even when the predicate is
+    /// evaluated on objects (the in-memory store, or
+    /// `evaluatesPredicateInMemory`), which loads them to read their values.
+    /// <https://developer.apple.com/documentation/coredata/nsfetchrequestresulttype/managedobjectidresulttype>
+    @Test(arguments: StoreKind.allCases) func objectIDFetchesRegisterNoObject(store: StoreKind) throws {
+        let writer = try seeded(store)
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
+        try reader.performAndWait {
+            for inMemory in [false, true] {
+                let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.title != "b" }, sortBy: [SortDescriptor(\.title)])
+                request.evaluatesPredicateInMemory = inMemory
+                let ids = try reader.fetchObjectIDs(request)
+                #expect(ids.count == 2)
+                #expect(reader.registeredObjects.isEmpty, "in memory: \(inMemory)")
+                let untyped = FetchRequest<ManagedObjectID>(entityName: "FeedItem")
+                untyped.resultType = .managedObjectIDResultType
+                untyped.predicate = Predicate(format: "title != %@", "b")
+                #expect(Set(try reader.fetch(untyped)) == Set(ids))
+                #expect(reader.registeredObjects.isEmpty)
+            }
+            // An object the context already had stays registered; the
+            // others loaded to match are let go, matching or not.
+            let held = try #require(try reader.fetch(FetchRequest<FeedItem>(predicate: #Predicate { $0.title == "a" })).first)
+            _ = held.title
+            #expect(reader.registeredObjects == [held], "an object fetch registers its results only")
+            _ = try reader.fetchObjectIDs(FetchRequest<FeedItem>(predicate: #Predicate { $0.title != "b" }))
+            #expect(reader.registeredObjects == [held])
+            let both = try reader.fetch(FetchRequest<FeedItem>(predicate: #Predicate { $0.title != "b" }))
+            #expect(Set(reader.registeredObjects) == Set(both), "a fetch whose results include a registered object lets go of its non-matches")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func objectIDsCountsAndDictionaries(store: StoreKind) throws {
         let context = try seeded(store)
         try context.performAndWait { () throws in
