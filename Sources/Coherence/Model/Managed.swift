@@ -27,7 +27,10 @@ import Synchronization
 ///   Its Swift type may be the model's (`String?`, `Date?`, `Set<Person>`),
 ///   or the types Xcode generates: a scalar (`Int16`, `Bool`, `Double`) for
 ///   an optional numeric attribute (no value reads as zero), `NSNumber?`,
-///   `NSDecimalNumber?`, and `NSSet?` for a to-many relationship.
+///   `NSDecimalNumber?`, and `NSSet?` for a to-many relationship. A
+///   Transformable attribute is declared with its class (`Color?`, a
+///   top-level class conforming to `NSSecureCoding`) or a Foundation value
+///   (`[String]?`), kept as a keyed archive.
 /// - A property named `primitiveX`, when the entity has no property of that
 ///   name, is the primitive accessor of `x`
 ///   (``ManagedObject/primitiveValue(forKey:)``): no change tracking, no

@@ -18,7 +18,7 @@ extension ManagedObject {
             _prepareForRead(declaration)
             value = _readProperty(at: resolved.index, entity: entity)
         }
-        guard let converted = ManagedValueConversion.convert(value, to: Value.self) else {
+        guard let converted = ManagedValueConversion.convert(value, to: Value.self, property: "\(entity.name).\(declaration.name)") else {
             fatalError("Coherence: \(entity.name).\(declaration.name) is \(entity.valueType(at: resolved.index)) in the model; "
                        + "@Managed declares it \(Value.self), which its value \(value.map { "\($0)" } ?? "nil") cannot convert to")
         }
@@ -30,8 +30,16 @@ extension ManagedObject {
         let entity = _managedEntity(declaration.name)
         let resolved = declaration.resolved(in: entity)
         let key = entity.propertyName(at: resolved.index)
-        let isDecimal = resolved.index < entity.attributes.count && entity.attributes[resolved.index].attributeType == .decimal
-        let value = ManagedValueConversion.storable(newValue, decimal: isDecimal)
+        let type = resolved.index < entity.attributes.count ? entity.attributes[resolved.index].attributeType : nil
+        var value = ManagedValueConversion.storable(newValue, decimal: type == .decimal)
+        if type == .binaryData, let object = value, !(object is Data) {
+            // A Transformable attribute: the object, archived.
+            guard let archive = TransformableArchive.archive(object, property: "\(entity.name).\(key)") else {
+                fatalError("Coherence: \(entity.name).\(key) holds Data (a Transformable attribute is kept as a keyed archive); "
+                           + "@Managed declares it \(Value.self), whose value \(Swift.type(of: object)) does not conform to NSSecureCoding")
+            }
+            value = archive
+        }
         if resolved.isPrimitive {
             setPrimitiveValue(value, forKey: key)
         } else {
@@ -96,7 +104,7 @@ extension ManagedObject {
 enum ManagedValueConversion {
     /// `value` (a property's value; `nil` for none) as a `Value`; `nil`
     /// when it cannot be one.
-    static func convert<Value>(_ value: Any?, to _: Value.Type) -> Value? {
+    static func convert<Value>(_ value: Any?, to _: Value.Type, property: @autoclosure () -> String) -> Value? {
         guard let value else {
             // No value: `nil` for an optional, zero or false for a scalar.
             if let none = (Value.self as? any OptionalValue.Type)?.noValue as? Value { return none }
@@ -108,6 +116,8 @@ enum ManagedValueConversion {
         // The Foundation types Xcode generates.
         if let number = number(value), let typed = number as? Value { return typed }
         if let set = value as? Set<ManagedObject>, let typed = NSSet(array: Array(set)) as? Value { return typed }
+        // A Transformable (or Binary) attribute read as the object it archives.
+        if let data = value as? Data, let object = TransformableArchive.unarchive(data, as: Value.self, property: property()) { return object }
         return nil
     }
 
@@ -142,10 +152,12 @@ enum ManagedValueConversion {
 /// `Optional`, seen without its wrapped type.
 protocol OptionalValue {
     static var noValue: Any { get }
+    static var wrappedType: Any.Type { get }
     var wrapped: Any? { get }
 }
 
 extension Optional: OptionalValue {
     static var noValue: Any { Optional<Wrapped>.none as Any }
+    static var wrappedType: Any.Type { Wrapped.self }
     var wrapped: Any? { self.map { $0 as Any } }
 }

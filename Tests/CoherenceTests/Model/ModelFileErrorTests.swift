@@ -50,11 +50,6 @@ struct ModelFileErrorTests {
     // Line 1 is the XML declaration, line 2 `<model>`: the first entity
     // starts on line 3.
     static let cases: [Case] = [
-        Case(name: "transformable attribute", entities: """
-            <entity name="Pamphlet">
-                <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
-            </entity>
-            """, line: 4, entity: "Pamphlet", property: "tags", reason: "attribute type \"Transformable\" is not supported by Coherence (Coherence stores Codable values"),
         Case(name: "unknown attribute type", entities: """
             <entity name="Pamphlet">
                 <attribute name="shape" optional="YES" attributeType="Composite"/>

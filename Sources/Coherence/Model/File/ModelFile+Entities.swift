@@ -47,8 +47,10 @@ extension ManagedObjectModel {
     /// `Binary` → `Data`, `URI` → `URL`, …; optional attributes to
     /// optionals). Derived attributes whose expression `@Derived` can
     /// compute (`items.@count`, `items.@sum.price`, `@min`, `@max`,
-    /// `@avg`, `owner.name`) are derived. Anything in the file Coherence
-    /// does not support (transformable and composite attributes, other
+    /// `@avg`, `owner.name`) are derived. Transformable attributes hold
+    /// `Data`, a keyed archive that `@Managed` reads and writes as its
+    /// declared type (``Managed()``). Anything in the file Coherence
+    /// does not support (composite attributes, other
     /// derivation expressions, ordered relationships, fetched
     /// properties, fetch request templates, configurations, validation
     /// ranges, …) throws, never silently dropped.

@@ -19,7 +19,13 @@ extension ModelFile {
     /// The attribute types Coherence reads, as Xcode names them.
     static let attributeTypes: Set<String> = [
         "Integer 16", "Integer 32", "Integer 64", "Decimal", "Double", "Float", "String", "Boolean", "Date", "Binary", "UUID", "URI",
+        "Transformable",
     ]
+
+    /// What a Transformable attribute may say besides ``attributeKeys``:
+    /// its transformer and class, which only Xcode's code generation uses
+    /// here (see `TransformableArchive`).
+    static let transformableKeys: Set<String> = ["valueTransformerName", "customClassName"]
 
     /// The XML attributes of a `<relationship>` Coherence reads or may ignore.
     static let relationshipKeys: Set<String> = [
@@ -65,10 +71,10 @@ extension ModelFile {
         let name = element.attributes["name"] ?? ""
         let type = element.attributes["attributeType"] ?? "Undefined"
         guard Self.attributeTypes.contains(type) else {
-            let hint = type == "Transformable" ? " (Coherence stores Codable values: declare the entity in Swift with @Attribute)" : ""
-            throw error(element, entity: entity, property: name, "attribute type \"\(type)\" is not supported by Coherence\(hint)")
+            throw error(element, entity: entity, property: name, "attribute type \"\(type)\" is not supported by Coherence")
         }
-        try checkKnown(element, Self.attributeKeys, entity: entity, property: name)
+        try checkKnown(element, type == "Transformable" ? Self.attributeKeys.union(Self.transformableKeys) : Self.attributeKeys,
+                       entity: entity, property: name)
         if Self.flag(element, "derived"), let key = ["transient", "preserveAfterDeletion"].first(where: { Self.flag(element, $0) }) {
             throw error(element, entity: entity, property: name, "a derived attribute cannot be \(key): Coherence stores it to fetch by it")
         }
@@ -97,6 +103,11 @@ extension ModelFile {
                 Double($0).map(Date.init(timeIntervalSinceReferenceDate:))
             }
         case "Binary": return try spec.make(Data.self) { _ in nil }
+        case "Transformable":
+            guard !Self.flag(element, "derived") else {
+                throw error(element, entity: entity, property: name, "a Transformable attribute cannot be derived")
+            }
+            return try spec.make(Data.self) { _ in nil }
         case "UUID": return try spec.make(UUID.self) { UUID(uuidString: $0) }
         case "URI": return try spec.make(URL.self) { URL(string: $0) }
         default:

@@ -22,10 +22,33 @@
 //   - Person's awakeFromInsert()/willSave() overrides move from `extension Person` into the class body: without
 //     Objective-C, Swift rejects an override in an extension ("overriding declarations in extensions is not
 //     supported"); Core Data's methods are @objc, so the original compiles on Apple platforms.
-//   - Car.color (Transformable) and DelayedDeletable's batchDeleteMarkedForDeletion are commented out.
+//   - DelayedDeletable's batchDeleteMarkedForDeletion is commented out. CoreDataPlus's ColorTransformer (an
+//     NSSecureUnarchiveFromDataTransformer subclass, which Linux Foundation does not have) is not ported:
+//     Coherence archives Car.color (Transformable) with NSKeyedArchiver and secure coding, as that transformer does.
 
 import Coherence
 import Foundation
+
+// PORT: Color stays a top-level class, as in CoreDataPlus: Linux Foundation's NSKeyedArchiver cannot name a
+// nested class (NSStringFromClass traps), and a Transformable attribute is archived with it.
+// https://github.com/onmyway133/blog/issues/334
+public class Color: NSObject, NSSecureCoding {
+  public static var supportsSecureCoding: Bool { true }
+  public let name: String
+
+  public init(name: String) {
+    self.name = name
+  }
+
+  public func encode(with coder: NSCoder) {
+    coder.encode(name, forKey: "name")
+  }
+
+  public required init?(coder decoder: NSCoder) {
+    guard let name = decoder.decodeObject(of: [NSString.self], forKey: "name") as? String else { return nil }
+    self.name = name
+  }
+}
 
 public enum CoreDataPlusModelFile {
 
@@ -43,33 +66,13 @@ public enum CoreDataPlusModelFile {
     @Managed public var markedForDeletionAsOf: Date?
   }
 
-  // https://github.com/onmyway133/blog/issues/334
-  public class Color: NSObject, NSSecureCoding {
-    public static var supportsSecureCoding: Bool { true }
-    public let name: String
-
-    public init(name: String) {
-      self.name = name
-    }
-
-    public func encode(with coder: NSCoder) {
-      coder.encode(name, forKey: "name")
-    }
-
-    public required init?(coder decoder: NSCoder) {
-      guard let name = decoder.decodeObject(of: [NSString.self], forKey: "name") as? String else { return nil }
-      self.name = name
-    }
-  }
-
   public class Car: BaseEntity {
     @Managed public var maker: String?
     @Managed public var model: String?
     @Managed public var numberPlate: String!
     @Managed public var owner: Person?
     @Managed public var currentDrivingSpeed: Int  // transient property
-    // PORT: not ported: Coherence refuses the Transformable attribute this declares (model version 1, contents line 4).
-    // @Managed public var color: Color?  // transformable property
+    @Managed public var color: Color?  // transformable property
 
     // Additional notes
     // - color: in the "Data Model Inspector", the "class name" field is set to Color; this is an optional requirement but quite useful because CoreData will validate the type when assigned to the color property.

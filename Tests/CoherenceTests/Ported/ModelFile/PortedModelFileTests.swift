@@ -15,11 +15,8 @@
 //
 // The model's current version (SampleModel.xcdatamodel, version 1) is the only one the classes and the sample
 // data fit (versions 2 and 3 rename ExpensiveSportCar to LuxuryCar, drop Person.id, which Person's awakeFromInsert
-// sets, and version 3 moves Car.maker to a Maker entity), and Coherence refuses it: its line 4 is a Transformable
-// attribute (Car.color). `currentVersionIsRefusedAtItsTransformableAttribute` checks that error.
-// `laterVersionsLoadAsTheyAre` and `version3CarsAndMakers` use versions 2 and 3 as they are. The sample-data
-// tests use version 1 without its line 4, written to a temporary folder by the test (the fixture is untouched):
-// they show what else in the file and the classes ports by renaming.
+// sets, and version 3 moves Car.maker to a Maker entity); every test reads it as it is, its Transformable
+// Car.color included. `laterVersionsLoadAsTheyAre` and `version3CarsAndMakers` use versions 2 and 3 as they are.
 //
 // Rules beyond PortedModelFileClasses.swift's, each marked `PORT:` where it applies:
 //   #keyPath(Car.maker) -> "maker" (no #keyPath without the Objective-C runtime);
@@ -431,17 +428,9 @@ struct PortedModelFileTests {
   static let version2Classes: [ManagedObject.Type] = [Car.self, SportCar.self, LuxuryCar.self, Person.self]
   static let version3Classes: [ManagedObject.Type] = [Car.self, SportCar.self, LuxuryCar.self, Maker.self, Person.self]
 
-  /// Version 1, the current version, without the line Coherence refuses (line 4, the Transformable
-  /// `Car.color`), written to a new folder; the fixture itself is not changed.
-  static func version1WithoutItsTransformableAttribute() throws -> ManagedObjectModel {
-    let lines = try String(contentsOf: version1.appendingPathComponent("contents"), encoding: .utf8)
-      .components(separatedBy: "\n")
-    let kept = lines.filter { !$0.contains("attributeType=\"Transformable\"") }
-    try #require(lines.count - kept.count == 1 && lines[3].contains("<attribute name=\"color\""))
-    let folder = TestFiles.newURL("SampleModel.xcdatamodel")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try kept.joined(separator: "\n").write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
-    return try ManagedObjectModel(contentsOf: folder, classes: version1Classes)
+  /// Version 1, the current version, as it is.
+  static func version1Model() throws -> ManagedObjectModel {
+    try ManagedObjectModel(contentsOf: sampleModel, classes: version1Classes)
   }
 
   /// CoreDataPlus's InMemoryTestCase container (NSPersistentContainer named "SampleModel", its store an SQLite
@@ -456,26 +445,34 @@ struct PortedModelFileTests {
   // MARK: The model file
 
   /// The current version (`.xccurrentversion` names SampleModel.xcdatamodel) declares `Car.color` as a
-  /// Transformable attribute with a value transformer, which Coherence refuses, naming the line, entity and
-  /// property, whether the versioned model or that version is read.
-  @Test func currentVersionIsRefusedAtItsTransformableAttribute() throws {
+  /// Transformable attribute whose class is `Color` (NSSecureCoding): it loads as it is, and a color set through
+  /// `@Managed var color: Color?` is saved and read back, on each store.
+  @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
+  func currentVersionKeepsItsTransformableColor(store kind: StoreKind) throws {
     let contents = try String(contentsOf: Self.version1.appendingPathComponent("contents"), encoding: .utf8)
     #expect(contents.components(separatedBy: "\n")[3].contains(
       "<attribute name=\"color\" optional=\"YES\" attributeType=\"Transformable\" valueTransformerName=\"ColorTransformer\""))
-    for url in [Self.sampleModel, Self.version1] {
-      let error = #expect(throws: ModelError.self) {
-        try ManagedObjectModel(contentsOf: url, classes: Self.version1Classes)
-      }
-      guard case .modelFile(let file, let line, let entity, let property, let reason) = error else {
-        Issue.record("expected a model file error for \(url.lastPathComponent), got \(String(describing: error))")
-        continue
-      }
-      #expect(file == Self.version1.appendingPathComponent("contents").path)
-      #expect(line == 4)
-      #expect(entity == "Car")
-      #expect(property == "color")
-      #expect(reason.contains("attribute type \"Transformable\" is not supported by Coherence"), "\(reason)")
+    let model = try Self.version1Model()
+    #expect(model.entitiesByName["Car"]?.attribute(named: "color")?.attributeType == .binaryData)
+    let container = try Self.makeContainer(kind, model: model)
+    let context = container.viewContext
+    let car = Car(context: context)
+    car.numberPlate = "red-1"
+    #expect(car.color == nil)
+    car.color = Color(name: "red")
+    #expect(car.color?.name == "red")
+    try context.save()
+    let reader = container.newBackgroundContext()
+    let id = car.objectID
+    let (name, stored) = try reader.performAndWait {
+      let read = try #require(try reader.existingObject(with: id) as? Car)
+      return (read.color?.name, read.value(forKey: "color") as? Data)
     }
+    #expect(name == "red")
+    #expect(stored?.isEmpty == false, "value(forKey:) gives the archive")
+    car.color = nil
+    try context.save()
+    #expect(car.color == nil)
   }
 
   /// Versions 2 and 3 hold nothing Coherence refuses: they load as they are, with the ported classes, the
@@ -562,12 +559,12 @@ struct PortedModelFileTests {
     }
   }
 
-  // MARK: The sample data, on version 1 without its Transformable attribute
+  // MARK: The sample data, on version 1
 
   // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultCoreData_Tests.swift test_FetchObjectsIDs
   @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
   func test_FetchObjectsIDs(store kind: StoreKind) throws {
-    let container = try Self.makeContainer(kind, model: try Self.version1WithoutItsTransformableAttribute())
+    let container = try Self.makeContainer(kind, model: try Self.version1Model())
     let context = container.viewContext
 
     // Given
@@ -599,7 +596,7 @@ struct PortedModelFileTests {
   // Ported from alemar11/CoreDataPlus Tests/NSFetchRequestResultCoreData_Tests.swift test_deleteIncludingSubentities
   @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
   func test_deleteIncludingSubentities(store kind: StoreKind) throws {
-    let container = try Self.makeContainer(kind, model: try Self.version1WithoutItsTransformableAttribute())
+    let container = try Self.makeContainer(kind, model: try Self.version1Model())
     let context = container.viewContext
 
     // Given
@@ -638,7 +635,7 @@ struct PortedModelFileTests {
   // Ported from alemar11/CoreDataPlus Tests/NSSetCoreData_Tests.swift test_DeleteManagedObjects
   @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
   func test_DeleteManagedObjects(store kind: StoreKind) throws {
-    let container = try Self.makeContainer(kind, model: try Self.version1WithoutItsTransformableAttribute())
+    let container = try Self.makeContainer(kind, model: try Self.version1Model())
     let context = container.viewContext
     context.performAndWait {
       context.fillWithModelFileSampleData()
@@ -663,7 +660,7 @@ struct PortedModelFileTests {
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectDelayedDeletable_Tests.swift test_MarkAsDelayedDeletable
   @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
   func test_MarkAsDelayedDeletable(store kind: StoreKind) throws {
-    let container = try Self.makeContainer(kind, model: try Self.version1WithoutItsTransformableAttribute())
+    let container = try Self.makeContainer(kind, model: try Self.version1Model())
     let context = container.viewContext
     context.fillWithModelFileSampleData()
 
@@ -702,7 +699,7 @@ struct PortedModelFileTests {
   // Ported from alemar11/CoreDataPlus Tests/NSManagedObjectUpdateTimestampable_Tests.swift test_RefreshUpdateDate
   @Test(arguments: [StoreKind.inMemory, .sqlite]) @MainActor
   func test_RefreshUpdateDate(store kind: StoreKind) throws {
-    let container = try Self.makeContainer(kind, model: try Self.version1WithoutItsTransformableAttribute())
+    let container = try Self.makeContainer(kind, model: try Self.version1Model())
     let context = container.viewContext
     context.fillWithModelFileSampleData()
 
