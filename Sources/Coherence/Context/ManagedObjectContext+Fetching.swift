@@ -56,12 +56,32 @@ extension ManagedObjectContext {
             return try window(fetchObjectIDs(filter.unwindowed(request)).filter(filter.contains), request)
         }
         processPendingChanges()
-        // An ID fetch registers no object, as Core Data's: objects loaded
-        // here only to evaluate the predicate are let go again.
+        // An ID fetch registers no object, as Core Data's: the store gives
+        // the IDs when it can; otherwise the objects registered here only
+        // to evaluate the request are let go again.
+        let entity = try entity(of: request)
+        if !(request.includesPendingChanges && hasPendingChanges(of: entity, subentities: request.includesSubentities)),
+           let ids = try storeObjectIDs(request, entity: entity) {
+            return ids
+        }
         var registeredHere: [ManagedObjectID] = []
         let ids = try matchingObjects(request, fulfilling: false, registeredHere: &registeredHere).map(\.objectID)
         forgetEvicted(registeredHere.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
         return ids
+    }
+
+    /// The IDs `request` matches among committed objects, from the store
+    /// alone; `nil` when the store cannot evaluate its predicate, order or
+    /// window.
+    private func storeObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObjectID]? {
+        guard !request.evaluatesPredicateInMemory, let sort = storeSortDescriptors(request.sortDescriptors, entity: entity) else { return nil }
+        for descriptor in request.sortDescriptors { _ = try descriptor.keyedAttributeIndex(in: entity) }
+        var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
+                                             variable: request.predicate?.variable.key, sortDescriptors: sort)
+        storeRequest.includesSubentities = request.includesSubentities
+        storeRequest.fetchLimit = request.fetchLimit
+        storeRequest.fetchOffset = request.fetchOffset
+        return try source.fetchObjectIDs(storeRequest)
     }
 
     /// The number of objects `fetch(request)` would return; counted by the
@@ -256,13 +276,15 @@ extension ManagedObjectContext {
     /// The objects `request` matches; with `fulfilling`, none of them a fault.
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, fulfilling: Bool = false) throws -> [Result] {
         var registeredHere: [ManagedObjectID] = []
-        return try matchingObjects(request, fulfilling: fulfilling, registeredHere: &registeredHere)
+        return try matchingObjects(request, fulfilling: fulfilling, registeredHere: &registeredHere, tracksRegistrations: false)
     }
 
     /// ``matchingObjects(_:fulfilling:)``, adding to `registeredHere` the
-    /// matches it registered while evaluating them on their values.
+    /// matches it registered while evaluating them on their values and,
+    /// with `tracksRegistrations`, every other match it registered.
     private func matchingObjects<Result: ManagedObject>(_ request: FetchRequest<Result>, fulfilling: Bool,
-                                                        registeredHere: inout [ManagedObjectID]) throws -> [Result] {
+                                                        registeredHere: inout [ManagedObjectID],
+                                                        tracksRegistrations: Bool = true) throws -> [Result] {
         let entity = try entity(of: request)
         let subentities = request.includesSubentities
         let pending = request.includesPendingChanges && hasPendingChanges(of: entity, subentities: subentities)
@@ -291,7 +313,10 @@ extension ManagedObjectContext {
             snapshots = answered
             registered.reserveCapacity(answered.count)
             if storeWindows {
-                return answered.map { snapshot in object(for: snapshot, entity: entity, loaded: fulfilling) as! Result }
+                return answered.map { snapshot in
+                    if tracksRegistrations, registered[snapshot.objectID] == nil { registeredHere.append(snapshot.objectID) }
+                    return object(for: snapshot, entity: entity, loaded: fulfilling) as! Result
+                }
             }
         } else {
             snapshots = try source.snapshots(of: entity, subentities: subentities)
@@ -318,7 +343,9 @@ extension ManagedObjectContext {
                 if !storeSorted, !request.sortDescriptors.isEmpty { candidates.sort(using: request.sortDescriptors) }
                 return window(candidates, request).map { scratchObject in
                     let id = scratchObject.objectID
-                    return (registered[id] ?? registerFault(id, snapshot: scratchObject._snapshot)) as! Result
+                    if let known = registered[id] { return known as! Result }
+                    if tracksRegistrations { registeredHere.append(id) }
+                    return registerFault(id, snapshot: scratchObject._snapshot) as! Result
                 }
             }
         }

@@ -61,9 +61,10 @@ public macro Managed() = #externalMacro(module: "CoherenceMacros", type: "Manage
 /// A `@Managed` property's declaration: its name and Swift type, the model
 /// says the rest. What the macro generates; not for your code.
 ///
-/// **Complexity:** O(1) per access once resolved for the object's entity
-/// (the first entity it is used with is kept; another costs a dictionary
-/// lookup per access).
+/// **Complexity:** O(1) per access once resolved: the place in the first
+/// entity it is used with serves every entity with the same property at
+/// that place (one string comparison); another entity costs a dictionary
+/// lookup per access.
 public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Sendable {
     // @unchecked: `name` is immutable, `resolution` atomic.
 
@@ -74,14 +75,17 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
         let isPrimitive: Bool
     }
 
-    /// The place in the first entity the property was used with.
+    /// The place in the first entity the property was used with, and the
+    /// name of the property there.
     final class Resolution: Sendable {
         let entity: EntityDescription
         let place: Place
+        let propertyName: String
 
-        init(entity: EntityDescription, place: Place) {
+        init(entity: EntityDescription, place: Place, propertyName: String) {
             self.entity = entity
             self.place = place
+            self.propertyName = propertyName
         }
     }
 
@@ -94,10 +98,16 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
 
     /// Where the property is in `entity`: the property of its name or, for
     /// `primitiveX`, the primitive accessor of `x`. Stops the program for
-    /// a name the entity does not have. The first entity's place is kept;
-    /// another entity's (a sibling sub-entity's) is looked up by name.
+    /// a name the entity does not have. The first entity's place is kept,
+    /// and serves every entity that has the same property there (sibling
+    /// sub-entities share their parent's attributes); another entity's is
+    /// looked up by name.
     func resolved(in entity: EntityDescription) -> Place {
-        if let known = resolution.load(), known.entity === entity { return known.place }
+        if let known = resolution.load() {
+            if known.entity === entity { return known.place }
+            let index = known.place.index
+            if index < entity.propertyCount, entity.propertyName(at: index) == known.propertyName { return known.place }
+        }
         let found: Place
         if let index = entity.indexByName[name] {
             found = Place(index: index, isPrimitive: false)
@@ -112,7 +122,9 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
         } else {
             fatalError("Coherence: \(entity.name) has no property \(name) for @Managed var \(name); add it to the model")
         }
-        if resolution.load() == nil { _ = resolution.storeIfNil(Resolution(entity: entity, place: found)) }
+        if resolution.load() == nil {
+            _ = resolution.storeIfNil(Resolution(entity: entity, place: found, propertyName: entity.propertyName(at: found.index)))
+        }
         return found
     }
 }

@@ -62,14 +62,20 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entities = built
         entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
         entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
-        // A derivation's format predicate names properties of its child entity.
+        // A derivation's format predicate reads attributes of its child entity.
         for derivation in derivations {
             guard let expression = derivation.declaration.expression, let child = entitiesByName[derivation.childEntityName] else { continue }
+            func fail(_ reason: String) -> ModelError {
+                locating(.invalidDerivation(entity: derivation.parentEntityName, property: derivation.propertyName, reason: reason))
+            }
             do {
                 try FormatPredicateValidation.validate(expression, entity: child, model: self)
             } catch {
-                throw locating(.invalidDerivation(entity: derivation.parentEntityName, property: derivation.propertyName,
-                                                  reason: "its predicate: \(error)"))
+                throw fail("its predicate: \(error)")
+            }
+            if let key = FormatDerivationCheck.firstKeyThatIsNoAttribute(in: expression, entity: child) {
+                throw fail("its predicate reads \(key), which is not an attribute of \(child.name): a derived value follows "
+                           + "the changes of its children's own attributes")
             }
         }
         EntityRegistry.register(built)

@@ -51,13 +51,16 @@ extension ManagedObjectContext {
     /// Calls `handler` on this context's queue whenever `object` is announced
     /// as updated, refreshed, deleted or invalidated — only when one of
     /// `keyPaths` changed, if given. Other objects' changes cost this
-    /// observer nothing.
+    /// observer nothing. A key path that is not a modeled property the
+    /// model knows by key path (a computed property, or a `@Managed` one)
+    /// makes the observer see every change of the object, rather than miss
+    /// one.
     /// - Returns: a token; the observation ends when it is released or cancelled.
     public func observe<Object: ManagedObject>(
         _ object: Object, keyPaths: [PartialKeyPath<Object>]? = nil, handler: @escaping (ObjectChange) -> Void
     ) -> ContextObservation {
         let entity = object._entity ?? entity(for: Object.self)
-        let properties = keyPaths.map { Set($0.compactMap { entity.propertyIndex(for: $0) }) }
+        let properties = Self.observedProperties(keyPaths, of: entity)
         let id = objectObservers.add(object: object.objectID, properties: properties, handler: handler)
         return ContextObservation(remove: { [objectObservers] in objectObservers.remove(id) })
     }
@@ -91,7 +94,7 @@ extension ManagedObjectContext {
     ) -> AsyncStream<ObjectChange> {
         let (stream, continuation) = AsyncStream<ObjectChange>.makeStream()
         let entity = entity(for: objectID.objectClass)
-        let properties = keyPaths.map { Set($0.compactMap { entity.propertyIndex(for: $0) }) }
+        let properties = Self.observedProperties(keyPaths, of: entity)
         let id = objectObservers.add(object: objectID, properties: properties) { continuation.yield($0) }
         continuation.onTermination = { [objectObservers] _ in objectObservers.remove(id) }
         return stream
@@ -105,5 +108,17 @@ extension ManagedObjectContext {
         let token = observe(type, matching: predicate) { continuation.yield($0.objectIDs) }
         continuation.onTermination = { _ in token.cancel() }
         return stream
+    }
+
+    /// The property indexes `keyPaths` name, or `nil` (every property) when
+    /// one of them is not known by key path.
+    static func observedProperties<Object>(_ keyPaths: [PartialKeyPath<Object>]?, of entity: EntityDescription) -> Set<Int>? {
+        guard let keyPaths else { return nil }
+        var properties: Set<Int> = []
+        for keyPath in keyPaths {
+            guard let index = entity.propertyIndex(for: keyPath) else { return nil }
+            properties.insert(index)
+        }
+        return properties
     }
 }

@@ -28,6 +28,8 @@ struct FetchResultTests {
         let writer = try seeded(store)
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator)
         try reader.performAndWait {
+            // Faults a fetch registered would stay: the test sees them.
+            reader.retainsRegisteredObjects = true
             for inMemory in [false, true] {
                 let request = FetchRequest<FeedItem>(predicate: #Predicate { $0.title != "b" }, sortBy: [SortDescriptor(\.title)])
                 request.evaluatesPredicateInMemory = inMemory

@@ -29,9 +29,23 @@ final class NamedPublisher: ManagedObject {
     @Relationship var feeds: Set<NamedFeed>
 }
 
+/// A filter that follows a relationship: refused, since the count follows
+/// changes of the children's own attributes only.
+final class RelationshipFilterFeed: ManagedObject {
+    @Attribute var title = ""
+    @Relationship(inverse: \RelationshipFilterEntry.feed, deleteRule: .cascade) var entries: Set<RelationshipFilterEntry>
+    @Derived(count: "entries", where: "read == NO AND feed != nil") var unreadCount: Int
+}
+
+final class RelationshipFilterEntry: ManagedObject {
+    @Attribute var read = false
+    @Relationship var feed: RelationshipFilterFeed?
+}
+
 /// Derived attributes by name compute what their key-path spellings do:
 /// in the context at every change, and in the store for batch requests,
-/// where the format predicate is translated to SQL.
+/// where the format predicate is translated to SQL (on PostgreSQL,
+/// `BEGINSWITH` is evaluated on objects: the results are the same).
 @Suite("@Derived by name")
 struct DerivedByNameTests {
     static func expected(_ feed: NamedFeed) -> [String] {
@@ -50,6 +64,19 @@ struct DerivedByNameTests {
             "\(feed.unreadCount)", "\(feed.unreadScore)", "\(feed.shortest.map(String.init) ?? "nil")",
             "\(feed.latest.map { "\($0)" } ?? "nil")", "\(feed.averageWords.map { "\($0)" } ?? "nil")", feed.publisherName ?? "nil",
         ]
+    }
+
+    /// The filter reads the child's own attributes, by names the child has.
+    @Test func filtersReadTheChildsOwnAttributes() {
+        let error = #expect(throws: ModelError.self) {
+            try ManagedObjectModel(entities: [RelationshipFilterFeed.self, RelationshipFilterEntry.self])
+        }
+        guard case .invalidDerivation(let entity, let property, let reason)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(entity == "RelationshipFilterFeed" && property == "unreadCount")
+        #expect(reason.contains("reads feed, which is not an attribute of RelationshipFilterEntry"), "\(reason)")
     }
 
     @Test(arguments: StoreKind.allCases) func namesComputeWhatKeyPathsDo(store: StoreKind) throws {
@@ -83,7 +110,7 @@ struct DerivedByNameTests {
             #expect(Self.actual(feed) == Self.expected(feed))
             try context.save()
 
-            // The store recomputes the stored values, the filter in SQL.
+            // The store recomputes the stored values.
             let request = BatchUpdateRequest<NamedEntry>(predicate: Predicate(format: "title == 'Apex'"), propertiesToUpdate: ["read": true])
             let updated = try context.execute(request) as! BatchUpdateResult
             #expect(updated.changes.updated.contains(feed.objectID), "the feed's stored count changed too")

@@ -187,9 +187,22 @@ struct ModelFileTests {
             server.addToFeedItems(item)
             context.processPendingChanges()
             #expect(server.unreadCount == 1)
+            // Observers by key path: the count declared in Swift, and a
+            // @Managed property (which the model knows by name only, so its
+            // observer sees every change of the item).
+            var countChanges = 0, readChanges = 0
+            let observations = [
+                context.observe(server, keyPaths: [\.unreadCount]) { _ in countChanges += 1 },
+                context.observe(item, keyPaths: [\.read]) { _ in readChanges += 1 },
+            ]
             item.read = true
             context.processPendingChanges()
             #expect(server.unreadCount == 0)
+            #expect(countChanges == 1 && readChanges == 1)
+            server.title = "Renamed"
+            context.processPendingChanges()
+            #expect(countChanges == 1, "a change of another property is not a change of unreadCount")
+            _ = observations
             #expect(item.published == Date(timeIntervalSince1970: 0), "the file's default date, 1970")
         }
     }

@@ -132,7 +132,7 @@ extension ModelFile {
         // Phase 3: each entity's properties, its ancestors' first: the
         // @Derived attributes its class adds, then the file's.
         var declared: [String: (attributes: [any AttributeDescribing], relationships: [DeclaredRelationship])] = [:]
-        var swiftDerived: Set<ObjectIdentifier> = []
+        var swiftDerived: [ObjectIdentifier: any PropertyDeclaring.Type] = [:]
         for element in elements {
             let name = element.attributes["name"]!
             var attributes: [any AttributeDescribing] = []
@@ -141,8 +141,11 @@ extension ModelFile {
                 let hierarchy = elements.filter { lineage($0.attributes["name"]!).first == name }
                 let fileNames = Set(hierarchy.flatMap(\.children).filter { $0.name == "attribute" || $0.name == "relationship" }
                     .compactMap { $0.attributes["name"] })
-                attributes = try swiftDerivedAttributes(of: type, element: element, entity: name, ancestors: ancestors, fileNames: fileNames)
-                for case let declaration as PropertyDeclaration in attributes { swiftDerived.insert(ObjectIdentifier(declaration)) }
+                for (declaring, attribute) in try swiftDerivedAttributes(of: type, element: element, entity: name, ancestors: ancestors,
+                                                                         fileNames: fileNames) {
+                    attributes.append(attribute)
+                    if let declaration = attribute as? PropertyDeclaration { swiftDerived[ObjectIdentifier(declaration)] = declaring }
+                }
             }
             var relationships: [DeclaredRelationship] = []
             try checkPropertyNames(of: element, entity: name, lineage: byName)
@@ -161,16 +164,20 @@ extension ModelFile {
             let names = lineage(name)
             var attributes: [AttributeDescription] = []
             var derived: [(index: Int, declaration: DerivationDeclaration)] = []
+            var keyPaths: [SendableKeyPath: Int] = [:]
             for attribute in names.flatMap({ declared[$0]!.attributes }) {
                 if let derivation = (attribute as? any DerivedDescribing)?.derivation { derived.append((attributes.count, derivation)) }
-                if let declaration = attribute as? PropertyDeclaration, swiftDerived.contains(ObjectIdentifier(declaration)) {
+                if let declaration = attribute as? PropertyDeclaration, let declaring = swiftDerived[ObjectIdentifier(declaration)] {
                     declaration.bind(position: attributes.count, entity: name)
+                    // Declared in Swift: known by key path too (observers, predicates, sorts).
+                    if let keyPath = declaring.keyPath(rootedAt: classes[name]!) { keyPaths[SendableKeyPath(keyPath)] = attributes.count }
                 }
                 attributes.append(try attribute.describe(entity: name, index: attributes.count))
             }
             let relationships = names.flatMap { declared[$0]!.relationships }
             return EntityDeclaration(
                 fileEntity: name, type: classes[name]!, attributes: attributes, relationships: relationships, derived: derived,
+                attributeKeyPaths: keyPaths,
                 facts: FileEntityFacts(parentName: element.attributes["parentEntity"], isAbstract: Self.flag(element, "isAbstract"),
                                        userInfo: Self.userInfo(of: element)),
                 indexes: try indexes(of: element, entity: name, attributes: attributes),
@@ -289,7 +296,7 @@ extension ModelFile {
 extension EntityDeclaration {
     /// An entity read from a model file.
     init(fileEntity name: String, type: ManagedObject.Type, attributes: [AttributeDescription], relationships: [DeclaredRelationship],
-         derived: [(index: Int, declaration: DerivationDeclaration)], facts: FileEntityFacts, indexes: [[String]], uniquenessConstraints: [[String]], renamingIdentifier: String?,
+         derived: [(index: Int, declaration: DerivationDeclaration)], attributeKeyPaths: [SendableKeyPath: Int], facts: FileEntityFacts, indexes: [[String]], uniquenessConstraints: [[String]], renamingIdentifier: String?,
          propertyRenamingIdentifiers: [String: String]) {
         self.type = type
         self.name = name
@@ -297,7 +304,7 @@ extension EntityDeclaration {
         self.attributes = attributes
         self.relationships = relationships
         self.derived = derived
-        attributeKeyPaths = [:]
+        self.attributeKeyPaths = attributeKeyPaths
         relationshipKeyPaths = [:]
         self.indexes = indexes
         self.uniquenessConstraints = uniquenessConstraints

@@ -15,7 +15,7 @@ extension ModelFile {
     /// the class of a root entity (one without a parent entity) may declare
     /// them, and its sub-entities inherit them.
     func swiftDerivedAttributes(of type: ManagedObject.Type, element: Element, entity: String, ancestors: [ManagedObject.Type],
-                                fileNames: Set<String>) throws(ModelError) -> [any AttributeDescribing] {
+                                fileNames: Set<String>) throws(ModelError) -> [(declaring: any PropertyDeclaring.Type, attribute: any AttributeDescribing)] {
         let excluded = Set(ancestors.map(ObjectIdentifier.init))
         var levels: [[any PropertyDeclaring.Type]] = []
         var mirror: Mirror? = Mirror(reflecting: type.init())
@@ -24,7 +24,7 @@ extension ModelFile {
             levels.append(level.children.compactMap { (Swift.type(of: $0.value) as? any ReflectedPropertyField.Type)?.declaring })
             mirror = level.superclassMirror
         }
-        var attributes: [any AttributeDescribing] = []
+        var attributes: [(declaring: any PropertyDeclaring.Type, attribute: any AttributeDescribing)] = []
         for declaring in levels.reversed().joined() {
             let declaration = declaring.anyDeclaration
             let name = declaration.name
@@ -38,12 +38,13 @@ extension ModelFile {
                            + "as @Derived(count: \"items\", where: \"done == NO\") does: Swift cannot name a @Managed property from its key path")
             }
             guard ancestors.isEmpty else {
-                throw fail("\(type), the class of a sub-entity, declares @Derived \(name); declare it on the class of the topmost parent entity")
+                throw fail("\(type), the class of a sub-entity, declares @Derived \(name); declare it on the class of the topmost parent entity "
+                           + "(listing a class for that entity if it has none)")
             }
             guard !fileNames.contains(name) else {
                 throw fail("\(type) declares @Derived \(name), and the file has a property of that name")
             }
-            attributes.append(attribute)
+            attributes.append((declaring, attribute))
         }
         return attributes
     }
