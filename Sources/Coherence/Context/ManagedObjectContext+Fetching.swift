@@ -74,7 +74,8 @@ extension ManagedObjectContext {
     /// alone; `nil` when the store cannot evaluate its predicate, order or
     /// window.
     private func storeObjectIDs<Result: ManagedObject>(_ request: FetchRequest<Result>, entity: EntityDescription) throws -> [ManagedObjectID]? {
-        guard !request.evaluatesPredicateInMemory, let sort = storeSortDescriptors(request.sortDescriptors, entity: entity) else { return nil }
+        guard request.predicate == nil || !request.evaluatesPredicateInMemory,
+              let sort = storeSortDescriptors(request.sortDescriptors, entity: entity) else { return nil }
         for descriptor in request.sortDescriptors { _ = try descriptor.keyedAttributeIndex(in: entity) }
         var storeRequest = StoreFetchRequest(entity: entity, predicate: request.predicate?.expression,
                                              variable: request.predicate?.variable.key, sortDescriptors: sort)

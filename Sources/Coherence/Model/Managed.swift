@@ -106,7 +106,9 @@ public final class ManagedDeclaration<Value>: PropertyDeclaration, @unchecked Se
         if let known = resolution.load() {
             if known.entity === entity { return known.place }
             let index = known.place.index
-            if index < entity.propertyCount, entity.propertyName(at: index) == known.propertyName { return known.place }
+            if !known.place.isPrimitive, index < entity.propertyCount, entity.propertyName(at: index) == known.propertyName {
+                return known.place
+            }
         }
         let found: Place
         if let index = entity.indexByName[name] {

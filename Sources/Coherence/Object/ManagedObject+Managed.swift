@@ -33,7 +33,13 @@ extension ManagedObject {
         let type = resolved.index < entity.attributes.count ? entity.attributes[resolved.index].attributeType : nil
         var value = ManagedValueConversion.storable(newValue, decimal: type == .decimal)
         if type == .binaryData, let object = value, !(object is Data) {
-            // A Transformable attribute: the object, archived.
+            // A Transformable attribute: the object, archived; an equal
+            // object keeps the archive the attribute has.
+            let wrapped = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+            if let current = _readProperty(at: resolved.index, entity: entity) as? Data,
+               TransformableArchive.archive(current, holdsEqualTo: object, as: wrapped) {
+                return
+            }
             guard let archive = TransformableArchive.archive(object, property: "\(entity.name).\(key)") else {
                 fatalError("Coherence: \(entity.name).\(key) holds Data (a Transformable attribute is kept as a keyed archive); "
                            + "@Managed declares it \(Value.self), whose value \(Swift.type(of: object)) does not conform to NSSecureCoding")

@@ -24,8 +24,23 @@ enum TransformableArchive {
     static func archive(_ value: Any, property: @autoclosure () -> String) -> Data? {
         let object = value as AnyObject
         guard object is NSSecureCoding else { return nil }
-        checkTopLevel(type(of: object), property: property())
+        if isCollection(object) {
+            checkFoundationValues(in: object, property: property())
+        } else {
+            checkTopLevel(type(of: object), property: property())
+        }
         return try? NSKeyedArchiver.archivedData(withRootObject: object, requiringSecureCoding: true)
+    }
+
+    /// Whether `new` equals the object `current` archives: a write of an
+    /// equal value keeps the archive it has (archives of equal
+    /// dictionaries and sets may differ byte for byte), so it is no change.
+    static func archive(_ current: Data, holdsEqualTo new: Any, as type: Any.Type) -> Bool {
+        var classes = foundationClasses
+        if let type = type as? AnyClass, type is NSSecureCoding.Type, !isCollectionType(type) { classes.append(type) }
+        guard let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: current) else { return false }
+        guard let current = object as AnyObject as? NSObject else { return false }
+        return current.isEqual(new as AnyObject)
     }
 
     /// The object archived in `data`, as a `Value` (an optional's wrapped
@@ -34,12 +49,45 @@ enum TransformableArchive {
     static func unarchive<Value>(_ data: Data, as _: Value.Type, property: @autoclosure () -> String) -> Value? {
         var classes = foundationClasses
         let wrapped: Any.Type = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
-        if let type = wrapped as? AnyClass, type is NSSecureCoding.Type {
+        if let type = wrapped as? AnyClass, type is NSSecureCoding.Type, !isCollectionType(type) {
             checkTopLevel(type, property: property())
             classes.append(type)
         }
         guard let object = try? NSKeyedUnarchiver.unarchivedObject(ofClasses: classes, from: data) else { return nil }
         return object as? Value
+    }
+
+    /// Whether `object` is a Foundation collection.
+    private static func isCollection(_ object: AnyObject) -> Bool {
+        object is NSArray || object is NSDictionary || object is NSSet || object is NSOrderedSet
+    }
+
+    private static func isCollectionType(_ type: AnyClass) -> Bool {
+        [NSArray.self, NSDictionary.self, NSSet.self, NSOrderedSet.self].contains { isSameOrSubclass(type, of: $0) }
+    }
+
+    /// Stops the program, naming the attribute, unless every element of the
+    /// collection `object` (recursively) is a Foundation value: reading the
+    /// archive back allows Foundation's classes only, and Foundation on
+    /// Linux stops the program itself, without naming the attribute, for
+    /// an element of another class.
+    private static func checkFoundationValues(in object: AnyObject, property: String) {
+        var elements: [Any] = []
+        if let array = object as? NSArray { elements = Array(array) }
+        if let set = object as? NSSet { elements = Array(set) }
+        if let ordered = object as? NSOrderedSet { elements = ordered.array }
+        if let dictionary = object as? NSDictionary {
+            for (key, value) in dictionary { elements += [key, value] }
+        }
+        for element in elements {
+            let value = element as AnyObject
+            if isCollection(value) {
+                checkFoundationValues(in: value, property: property)
+            } else if !foundationClasses.contains(where: { isSameOrSubclass(Swift.type(of: value), of: $0) }) {
+                fatalError("Coherence: \(property) is a Transformable attribute kept as a keyed archive; a collection in it may hold "
+                           + "only Foundation values (strings, numbers, dates, data, URLs, UUIDs and collections of them), not \(Swift.type(of: element))")
+            }
+        }
     }
 
     /// Stops the program, naming the attribute, for a class Linux's
@@ -50,7 +98,7 @@ enum TransformableArchive {
         let name = String(reflecting: type)
         guard !name.contains("<"), name.split(separator: ".").count <= 2 else {
             fatalError("Coherence: \(property) is a Transformable attribute kept as a keyed archive, and Foundation on Linux cannot "
-                       + "archive \(name): declare the class at the top level of its module, not nested in another type")
+                       + "archive \(name): declare the class at the top level of its module (not nested in another type, private or generic)")
         }
     }
 }

@@ -11,6 +11,7 @@ extension Swatchbook {
     @Managed public var tags: [String]?
     @Managed public var color: Color?
     @Managed public var palette: [String: Int]?
+    @Managed public var swatches: [Color]?
 }
 
 /// Transformable attributes are kept as keyed archives made with secure
@@ -24,6 +25,7 @@ struct TransformableAttributeTests {
             <entity name="Swatchbook" representedClassName="Swatchbook">
                 <attribute name="color" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="Color"/>
                 <attribute name="palette" optional="YES" attributeType="Transformable" customClassName="[String: Int]"/>
+                <attribute name="swatches" optional="YES" attributeType="Transformable" customClassName="[Color]"/>
                 <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>
             </entity>
             """)
@@ -52,6 +54,10 @@ struct TransformableAttributeTests {
             #expect(book.tags == ["warm", "matte"])
             #expect(book.color?.name == "ochre")
             #expect(book.palette == ["ochre": 3])
+            // An equal value is no change, whatever the archive's bytes.
+            book.palette = ["ochre": 3]
+            book.tags = ["warm", "matte"]
+            #expect(!book.hasChanges)
             // A change is a change of the archive: saved, and seen by others.
             book.tags = ["cool"]
             #expect(book.changedValues().keys.sorted() == ["tags"])
@@ -63,5 +69,22 @@ struct TransformableAttributeTests {
             let book = try #require(try writer.existingObject(with: id) as? Swatchbook)
             #expect(book.tags == ["cool"] && book.color == nil && book.palette == ["ochre": 3])
         }
+    }
+
+    /// A collection may hold only Foundation values: an archive of one
+    /// holding a class of the app could not be read back on Linux, so the
+    /// write stops the program, naming the attribute.
+    @Test func aCollectionOfAppClassesStopsTheProgramNamingTheAttribute() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try TransformableAttributeTests.model())
+            try coordinator.addPersistentStore(.inMemory)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            context.performAndWait {
+                let book = Swatchbook(context: context)
+                book.swatches = [Color(name: "ochre")]
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Swatchbook.swatches") && message.contains("only Foundation values"), "\(message)")
     }
 }
