@@ -371,13 +371,15 @@ extension ManagedObjectContext {
                                                              predicateInStore: predicateInStore)
         // The matching's own references are gone: what only the identity map
         // holds now was registered for nothing.
-        let kept = Set(windowed.map(\.objectID))
         // (Some matches may have been registered before: compare by ID.)
-        let unmatched = registeredHere.filter { !kept.contains($0) }
-        if !unmatched.isEmpty {
-            forgetEvicted(unmatched.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
+        if !registeredHere.isEmpty {
+            let kept = Set(windowed.map(\.objectID))
+            let unmatched = registeredHere.filter { !kept.contains($0) }
+            if !unmatched.isEmpty {
+                forgetEvicted(unmatched.compactMap { registered.evictIfUnreferenced($0, evenIfRetained: true) })
+            }
+            matchesRegistered += registeredHere.filter { kept.contains($0) }
         }
-        matchesRegistered += registeredHere.filter { kept.contains($0) }
         if fulfilling {
             for object in windowed where object.isFault { _fulfillFault(object) }
         }

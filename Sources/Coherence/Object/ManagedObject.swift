@@ -290,7 +290,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// tells Observation about its own attribute (`@Managed`); otherwise a
     /// write of an attribute is announced as a change of the whole object.
     final func _setValue(_ value: Any?, at index: Int, entity: EntityDescription, announce: Bool = true) {
-        let key = entity.propertyName(at: index)
+        var key: String { entity.propertyName(at: index) } // for messages only
         if let relationship = entity.relationship(at: index) {
             var objects: [ManagedObject]?
             if value == nil || value is NSNull {
