@@ -5,7 +5,9 @@ import SwiftSyntaxMacros
 /// an extension), accessors that read and write the entity's property of
 /// that name, a nested type holding its declaration and, for a to-many
 /// property (`NSSet?`, `Set<Destination>`), Core Data's generated
-/// accessors `addToX(_:)` and `removeFromX(_:)`.
+/// accessors `addToX(_:)` and `removeFromX(_:)`; for an ordered one
+/// (`NSOrderedSet?`) also those by index: `insertIntoX(_:at:)`,
+/// `removeFromX(at:)`, `replaceX(at:with:)`.
 public struct ManagedMacro: AccessorMacro, PeerMacro {
     public static func expansion(of node: AttributeSyntax, providingAccessorsOf declaration: some DeclSyntaxProtocol,
                                  in context: some MacroExpansionContext) throws -> [AccessorDeclSyntax] {
@@ -34,12 +36,23 @@ public struct ManagedMacro: AccessorMacro, PeerMacro {
         if let element = property.toManyElement {
             let suffix = property.name.prefix(1).uppercased() + property.name.dropFirst()
             let key = "\"\(property.name)\""
-            var parameterTypes = [element.single]
-            parameterTypes.append(element.set)
-            for type in parameterTypes {
+            let access = property.access
+            if element.set == "NSOrderedSet" {
+                // Xcode's accessors of an ordered relationship, in its order.
+                let single = element.single
+                peers += [
+                    "\(raw: access)func insertInto\(raw: suffix)(_ value: \(raw: single), at idx: Int) { _insertIntoRelationship(\(raw: key), value, at: [idx]) }",
+                    "\(raw: access)func removeFrom\(raw: suffix)(at idx: Int) { _removeFromRelationship(\(raw: key), at: [idx]) }",
+                    "\(raw: access)func insertInto\(raw: suffix)(_ values: [\(raw: single)], at indexes: NSIndexSet) { _insertIntoRelationship(\(raw: key), values, at: Array(indexes as IndexSet)) }",
+                    "\(raw: access)func removeFrom\(raw: suffix)(at indexes: NSIndexSet) { _removeFromRelationship(\(raw: key), at: Array(indexes as IndexSet)) }",
+                    "\(raw: access)func replace\(raw: suffix)(at idx: Int, with value: \(raw: single)) { _replaceInRelationship(\(raw: key), at: [idx], with: value) }",
+                    "\(raw: access)func replace\(raw: suffix)(at indexes: NSIndexSet, with values: [\(raw: single)]) { _replaceInRelationship(\(raw: key), at: Array(indexes as IndexSet), with: values) }",
+                ]
+            }
+            for type in [element.single, element.set] {
                 let label = type == element.single ? "value" : "values"
-                peers.append("\(raw: property.access)func addTo\(raw: suffix)(_ \(raw: label): \(raw: type)) { _addToRelationship(\(raw: key), \(raw: label)) }")
-                peers.append("\(raw: property.access)func removeFrom\(raw: suffix)(_ \(raw: label): \(raw: type)) { _removeFromRelationship(\(raw: key), \(raw: label)) }")
+                peers.append("\(raw: access)func addTo\(raw: suffix)(_ \(raw: label): \(raw: type)) { _addToRelationship(\(raw: key), \(raw: label)) }")
+                peers.append("\(raw: access)func removeFrom\(raw: suffix)(_ \(raw: label): \(raw: type)) { _removeFromRelationship(\(raw: key), \(raw: label)) }")
             }
         }
         return peers
@@ -87,12 +100,14 @@ struct ManagedProperty {
 
     /// For a to-many property, the parameter types of its generated
     /// accessors: one object and a set (`ManagedObject` and `NSSet` for
-    /// `NSSet?`, `Destination` and `Set<Destination>` for a `Set`).
+    /// `NSSet?`, `ManagedObject` and `NSOrderedSet` for `NSOrderedSet?`,
+    /// `Destination` and `Set<Destination>` for a `Set`).
     var toManyElement: (single: String, set: String)? {
         var written = type
         if let optional = written.as(OptionalTypeSyntax.self) { written = optional.wrappedType }
         if let identifier = written.as(IdentifierTypeSyntax.self) {
             if identifier.name.text == "NSSet", identifier.genericArgumentClause == nil { return ("Coherence.ManagedObject", "NSSet") }
+            if identifier.name.text == "NSOrderedSet", identifier.genericArgumentClause == nil { return ("Coherence.ManagedObject", "NSOrderedSet") }
             if identifier.name.text == "Set", let argument = identifier.genericArgumentClause?.arguments.first {
                 return (argument.argument.trimmedDescription, "Set<\(argument.argument.trimmedDescription)>")
             }

@@ -98,7 +98,7 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
         try store.snapshots(of: entity)
     }
 
-    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try store.relatedObjectIDs(of: objectID, relationship: relationship)
     }
 

@@ -17,7 +17,7 @@ enum PostgresValues {
     /// hold U+0000).
     static func bind(_ value: StoreValue, to bindings: inout PostgresBindings, sql: String) throws {
         switch value {
-        case .null, .toManyFault, .objectIDs:
+        case .null, .toManyFault, .objectIDs, .orderedObjectIDs:
             bindings.appendNull()
         case .bool(let bool):
             bindings.append(bool)

@@ -121,4 +121,71 @@ struct ManagedMacroTests {
             }
             """)
     }
+    /// An ordered to-many relationship (`NSOrderedSet?`) gets the accessors
+    /// Xcode generates for one: by index, by `NSIndexSet`, and by object.
+    @Test func anOrderedSetGetsXcodesOrderedAccessors() {
+        expectExpansion(
+            """
+            extension Playlist {
+                @Managed public var tracks: NSOrderedSet?
+            }
+            """,
+            expandsTo:
+            """
+            extension Playlist {
+                public var tracks: NSOrderedSet? {
+                    get {
+                        _read(__Coherence_tracks.declaration)
+                    }
+                    set {
+                        _write(__Coherence_tracks.declaration, newValue)
+                    }
+                }
+
+                enum __Coherence_tracks {
+                    static let declaration = Coherence.ManagedDeclaration<NSOrderedSet?>(name: "tracks")
+                }
+
+                public func insertIntoTracks(_ value: Coherence.ManagedObject, at idx: Int) {
+                    _insertIntoRelationship("tracks", value, at: [idx])
+                }
+
+                public func removeFromTracks(at idx: Int) {
+                    _removeFromRelationship("tracks", at: [idx])
+                }
+
+                public func insertIntoTracks(_ values: [Coherence.ManagedObject], at indexes: NSIndexSet) {
+                    _insertIntoRelationship("tracks", values, at: Array(indexes as IndexSet))
+                }
+
+                public func removeFromTracks(at indexes: NSIndexSet) {
+                    _removeFromRelationship("tracks", at: Array(indexes as IndexSet))
+                }
+
+                public func replaceTracks(at idx: Int, with value: Coherence.ManagedObject) {
+                    _replaceInRelationship("tracks", at: [idx], with: value)
+                }
+
+                public func replaceTracks(at indexes: NSIndexSet, with values: [Coherence.ManagedObject]) {
+                    _replaceInRelationship("tracks", at: Array(indexes as IndexSet), with: values)
+                }
+
+                public func addToTracks(_ value: Coherence.ManagedObject) {
+                    _addToRelationship("tracks", value)
+                }
+
+                public func removeFromTracks(_ value: Coherence.ManagedObject) {
+                    _removeFromRelationship("tracks", value)
+                }
+
+                public func addToTracks(_ values: NSOrderedSet) {
+                    _addToRelationship("tracks", values)
+                }
+
+                public func removeFromTracks(_ values: NSOrderedSet) {
+                    _removeFromRelationship("tracks", values)
+                }
+            }
+            """)
+    }
 }

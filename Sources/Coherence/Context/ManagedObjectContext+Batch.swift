@@ -129,7 +129,7 @@ extension ManagedObjectContext {
 
     /// The store values of one batch-inserted object.
     private func storeRow(for values: [String: Any], entity: EntityDescription) throws -> [StoreValue] {
-        var row: [StoreValue?] = entity.attributes.map(\.defaultValue) + entity.relationships.map { $0.isToMany ? .objectIDs([]) : .null }
+        var row: [StoreValue?] = entity.attributes.map(\.defaultValue) + entity.relationships.map { $0.emptyValue }
         for (name, value) in values {
             guard let index = entity.indexByName[name] else { throw ContextError.unknownProperty(entity: entity.name, property: name) }
             if let relationship = entity.relationship(at: index) {

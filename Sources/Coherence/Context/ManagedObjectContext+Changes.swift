@@ -33,44 +33,58 @@ extension ManagedObjectContext {
     /// The destination IDs of `relationship` on `object`, loading a to-many
     /// fault first.
     func relatedIDs(of object: ManagedObject, _ relationship: RelationshipDescription) -> Set<ManagedObjectID> {
-        relationship.storage(of: object).loadedIDs ?? _loadToManyFault(of: object, relationship)
+        relationship.storage(of: object).loadedIDs ?? Set(_loadToManyFault(of: object, relationship))
+    }
+
+    /// The destination IDs of `relationship` on `object`, in order for an
+    /// ordered relationship, loading a to-many fault first.
+    func relatedIDList(of object: ManagedObject, _ relationship: RelationshipDescription) -> [ManagedObjectID] {
+        relationship.storage(of: object).loadedIDList ?? _loadToManyFault(of: object, relationship)
     }
 
     /// Loads one to-many fault with one store query; the object's snapshot
-    /// learns the IDs too, so they do not count as a change.
+    /// learns the IDs too, so they do not count as a change. `knownIDs`
+    /// are the destinations when a prefetch read them already.
+    @discardableResult
     func _loadToManyFault(of object: ManagedObject, _ relationship: RelationshipDescription,
-                          knownIDs: Set<ManagedObjectID>? = nil) -> Set<ManagedObjectID> {
-        let ids: Set<ManagedObjectID>
+                          knownIDs: [ManagedObjectID]? = nil) -> [ManagedObjectID] {
+        let ids: [ManagedObjectID]
         do {
             ids = try knownIDs ?? source.relatedObjectIDs(of: object.objectID, relationship: relationship)
         } catch {
             fatalError("Coherence could not load \(object._entity?.name ?? "?").\(relationship.name) of \(object.objectID): \(error)")
         }
-        relationship.setStorage(RelationshipStorage(ids: ids, isToMany: true), of: object)
+        let value: StoreValue = relationship.isOrdered ? .orderedObjectIDs(ids) : .objectIDs(Set(ids))
+        object._setCurrentValue(value, at: relationship.index)
         if let snapshot = object._snapshot, case .toManyFault = snapshot.values[relationship.index] {
-            object._snapshot = snapshot.replacingValues { $0[relationship.index] = .objectIDs(ids) }
+            object._snapshot = snapshot.replacingValues { $0[relationship.index] = value }
         }
         return ids
     }
 
     /// Sets relationship `index` of `object` to `targets`, updating the
-    /// inverse of every destination that is added or removed.
+    /// inverse of every destination that is added or removed. An ordered
+    /// relationship takes the order of `targets` (an object listed twice
+    /// counts once, where it first appears).
     /// **Complexity:** O(n + m) for n old and m new destinations.
     func _setRelationship(of object: ManagedObject, index: Int, to targets: [ManagedObject]) {
         guard let entity = object._entity, let relationship = entity.relationship(at: index) else { return }
         var newIDs = Set<ManagedObjectID>()
+        var newList: [ManagedObjectID] = []
         var foreign: String?
         for target in targets {
             if target._contextRef === self, !target._access.contains(.invalidated) {
-                newIDs.insert(target.objectID)
+                if newIDs.insert(target.objectID).inserted { newList.append(target.objectID) }
             } else {
                 foreign = "\(target.entityNameForMessages) \(target.objectID)"
             }
         }
-        if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }
-        let oldIDs = relatedIDs(of: object, relationship)
+        if !relationship.isToMany, newIDs.count > 1 { newIDs = [newList[0]] }
+        let oldList = relationship.isOrdered ? relatedIDList(of: object, relationship) : []
+        let oldIDs = relationship.isOrdered ? Set(oldList) : relatedIDs(of: object, relationship)
         let hadForeign = object._foreignTargets[index] != nil
-        guard newIDs != oldIDs || foreign != nil || hadForeign else { return }
+        let reordered = relationship.isOrdered && newList != oldList
+        guard newIDs != oldIDs || reordered || foreign != nil || hadForeign else { return }
 
         _recordWrite(of: object, property: index)
         if let foreign {
@@ -78,13 +92,31 @@ extension ManagedObjectContext {
         } else {
             object._extras?.foreignTargets[index] = nil
         }
-        relationship.setStorage(RelationshipStorage(ids: newIDs, isToMany: relationship.isToMany), of: object)
+        if relationship.isOrdered {
+            relationship.setStorage(.ordered(newList), of: object)
+        } else {
+            relationship.setMembers(newIDs, of: object)
+        }
         for removed in oldIDs.subtracting(newIDs) {
             removeInverse(of: relationship, from: self.object(with: removed), pointingTo: object.objectID)
         }
-        for added in newIDs.subtracting(oldIDs) {
+        for added in newList where !oldIDs.contains(added) && newIDs.contains(added) {
             addInverse(of: relationship, to: registered[added]!, pointingTo: object)
         }
+    }
+
+    /// Puts the destinations of the ordered `relationship` of `object` in
+    /// the order of `order` (a nested context's), with change tracking;
+    /// destinations `order` lacks keep their order after those it has.
+    func reorder(_ relationship: RelationshipDescription, of object: ManagedObject, like order: [ManagedObjectID]) {
+        let current = relatedIDList(of: object, relationship)
+        let members = Set(current)
+        let listed = order.filter { members.contains($0) }
+        let listedSet = Set(listed)
+        let wanted = listed + current.filter { !listedSet.contains($0) }
+        guard wanted != current else { return }
+        _recordWrite(of: object, property: relationship.index)
+        relationship.setStorage(.ordered(wanted), of: object)
     }
 
     /// Removes `sourceID` from `target`'s side of `relationship`.
@@ -99,7 +131,7 @@ extension ManagedObjectContext {
         guard ids.contains(sourceID) else { return }
         _recordWrite(of: target, property: inverse.index)
         ids.remove(sourceID)
-        inverse.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+        inverse.setMembers(ids, of: target)
     }
 
     /// Adds `source` to `target`'s side of `relationship`; for a to-one
@@ -118,7 +150,7 @@ extension ManagedObjectContext {
             ids = []
         }
         ids.insert(source.objectID)
-        inverse.setStorage(RelationshipStorage(ids: ids, isToMany: inverse.isToMany), of: target)
+        inverse.setMembers(ids, of: target)
     }
 
     // MARK: Deleting

@@ -50,13 +50,19 @@ extension ManagedObjectContext {
         // are brought up to date here, from the children this context has.
         let inserted = request.inserted.map { ($0.objectID, $0.entity, $0.values, nil as Set<String>?) }
         let updated = request.updated.map { ($0.objectID, $0.entity, $0.values, Set($0.updatedProperties) as Set<String>?) }
+        // The child's order of ordered relationships, applied once their
+        // members arrived through the inverse objects.
+        var orders: [(ManagedObject, RelationshipDescription, [ManagedObjectID])] = []
         for change in inserted + updated {
             let object = self.object(with: change.0)
             if object.isFault { _fulfillFault(object) }
             for index in 0..<change.1.propertyCount {
                 let value = change.2[index]
                 if let changed = change.3, !changed.contains(change.1.propertyName(at: index)) { continue }
-                if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany { continue }
+                if let relationship = change.1.relationship(at: index), relationship.isToMany, !relationship.inverseIsToMany {
+                    if case .orderedObjectIDs(let order) = value { orders.append((object, relationship, order)) }
+                    continue
+                }
                 if index < change.1.attributes.count, change.1.attributes[index].isDerived { continue }
                 guard value != .toManyFault, value != object._currentValue(at: index) else { continue }
                 if change.1.relationship(at: index) != nil {
@@ -66,6 +72,9 @@ extension ManagedObjectContext {
                     try change.1.attributes[index].setStoreValue(value, of: object)
                 }
             }
+        }
+        for (object, relationship, order) in orders {
+            reorder(relationship, of: object, like: order)
         }
         for delete in request.deleted {
             let object = self.object(with: delete.objectID)

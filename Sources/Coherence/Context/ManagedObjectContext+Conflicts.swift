@@ -46,7 +46,8 @@ extension ManagedObjectContext {
                 var theirs = current.values[index]
                 if theirs == .toManyFault, let relationship = entity.relationship(at: index) {
                     // The store derives to-many values from other rows: read them now.
-                    theirs = .objectIDs((try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
+                    let ids = (try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+                    theirs = relationship.isOrdered ? .orderedObjectIDs(ids) : .objectIDs(Set(ids))
                 }
                 // A to-many set merges member by member under the
                 // per-property policies: the store's members, with those
@@ -55,10 +56,10 @@ extension ManagedObjectContext {
                 // and the derived values recounted from it after resolution.
                 if policy == .mergeByPropertyObjectTrump || policy == .mergeByPropertyStoreTrump,
                    let relationship = entity.relationship(at: index), relationship.isToMany,
-                   case .objectIDs(let mineIDs)? = mine, case .objectIDs(let storeIDs) = theirs {
+                   let mineIDs = mine?.toManyMembers, let storeIDs = theirs.toManyMembers {
                     let merged = mergedMembers(mine: mineIDs, read: read, store: storeIDs)
                     if merged != mineIDs {
-                        relationship.setStorage(RelationshipStorage(ids: merged, isToMany: true), of: object)
+                        relationship.setMembers(merged, of: object)
                     }
                     continue
                 }
@@ -87,7 +88,7 @@ extension ManagedObjectContext {
     /// changes by its members: one inserted or changed here was added or
     /// removed here.
     private func mergedMembers(mine: Set<ManagedObjectID>, read: StoreValue?, store: Set<ManagedObjectID>) -> Set<ManagedObjectID> {
-        if case .objectIDs(let readIDs)? = read {
+        if let readIDs = read?.toManyMembers {
             return store.union(mine.subtracting(readIDs)).subtracting(readIDs.subtracting(mine))
         }
         func changedHere(_ id: ManagedObjectID) -> Bool {
@@ -103,12 +104,12 @@ extension ManagedObjectContext {
         for relationship in entity.relationships {
             var now = current.values[relationship.index].referencedIDs
             if current.values[relationship.index] == .toManyFault {
-                now = (try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? []
+                now = Set((try? source.relatedObjectIDs(of: object.objectID, relationship: relationship)) ?? [])
             }
             let known = relationship.storage(of: object).loadedIDs ?? []
             let added = now.subtracting(known)
             guard !added.isEmpty else { continue }
-            relationship.setStorage(RelationshipStorage(ids: known.union(added), isToMany: relationship.isToMany), of: object)
+            relationship.setMembers(known.union(added), of: object)
         }
         object._snapshot = current
         tracker.deletionsToPropagate.append(object)
@@ -132,7 +133,7 @@ extension ManagedObjectContext {
         if let relationship = entity.relationship(at: index) {
             let old = relationship.storage(of: object).loadedIDs ?? []
             let new = value.referencedIDs
-            relationship.setStorage(RelationshipStorage(ids: new, isToMany: relationship.isToMany), of: object)
+            relationship.setStorage(value == .toManyFault ? .empty : RelationshipStorage(storeValue: value, isToMany: relationship.isToMany), of: object)
             for (ids, adding) in [(old.subtracting(new), false), (new.subtracting(old), true)] {
                 for id in ids {
                     // A fault loads its committed values when it fires: nothing to update.
@@ -144,7 +145,7 @@ extension ManagedObjectContext {
                     } else {
                         members.remove(object.objectID)
                     }
-                    inverse.setStorage(RelationshipStorage(ids: members, isToMany: inverse.isToMany), of: target)
+                    inverse.setMembers(members, of: target)
                     derivationStale(target)
                 }
             }

@@ -182,7 +182,7 @@ extension ManagedObjectContext {
     private func unfiredValue(of object: ManagedObject, _ relationship: RelationshipDescription) -> StoreValue? {
         let relationship = Self.relationship(relationship, of: object)
         return object.isFault ? object._snapshot?.values[relationship.index]
-            : relationship.storage(of: object).storeValue(isToMany: relationship.isToMany)
+            : relationship.storage(of: object).storeValue(for: relationship)
     }
 
     /// `relationship` (of a fetched entity) as the entity of `object` has it:
@@ -221,12 +221,14 @@ extension ManagedObjectContext {
             destinations.forEach(loadPrefetched)
             related += destinations
             guard let owner = registered[ownerID] else { continue }
-            let ids = Set(destinations.map(\.objectID))
+            let ids = destinations.map(\.objectID)
+            let ownRelationship = Self.relationship(relationship, of: owner)
             if owner.isFault {
                 guard let snapshot = owner._snapshot else { continue }
-                owner._snapshot = snapshot.replacingValues { $0[Self.relationship(relationship, of: owner).index] = .objectIDs(ids) }
+                let value: StoreValue = ownRelationship.isOrdered ? .orderedObjectIDs(ids) : .objectIDs(Set(ids))
+                owner._snapshot = snapshot.replacingValues { $0[ownRelationship.index] = value }
             } else {
-                _ = _loadToManyFault(of: owner, Self.relationship(relationship, of: owner), knownIDs: ids)
+                _loadToManyFault(of: owner, ownRelationship, knownIDs: ids)
             }
         }
         return related

@@ -94,7 +94,8 @@ extension ManagedObjectContext {
                 for object in updated {
                     request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!),
                                                  baseVersion: object._snapshot?.version ?? 0,
-                                                 updatedProperties: recordsHistory || parent != nil
+                                                 // A store writes an ordered relationship's positions when it changed.
+                                                 updatedProperties: recordsHistory || parent != nil || object._entity!.hasOrderedRelationships
                                                      ? object._changedPropertyNames(includingTransient: parent != nil) : [],
                                                  baseSnapshot: parent != nil ? object._snapshot : nil))
                 }
@@ -257,9 +258,10 @@ extension ManagedObjectContext {
         for object in affected where !object.isFault {
             guard let entity = object._entity else { continue }
             for relationship in entity.relationships {
-                guard let ids = relationship.storage(of: object).loadedIDs, ids.contains(where: { mapping[$0] != nil }) else { continue }
-                let remapped = Set(ids.map { mapping[$0] ?? $0 })
-                relationship.setStorage(RelationshipStorage(ids: remapped, isToMany: relationship.isToMany), of: object)
+                guard let ids = relationship.storage(of: object).loadedIDList, ids.contains(where: { mapping[$0] != nil }) else { continue }
+                let remapped = ids.map { mapping[$0] ?? $0 }
+                relationship.setStorage(relationship.isOrdered ? .ordered(remapped) : RelationshipStorage(ids: Set(remapped), isToMany: relationship.isToMany),
+                                        of: object)
             }
         }
     }

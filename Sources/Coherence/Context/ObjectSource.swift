@@ -13,7 +13,7 @@ protocol ObjectSource: Sendable {
     /// Several objects at once (those that exist).
     func snapshots(for objectIDs: [ManagedObjectID]) throws -> [Snapshot]
     /// The destinations of a to-many relationship.
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID>
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID]
     /// The destinations of a to-many relationship of several objects.
     func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]]
     /// The matching snapshots, or `nil` when the caller must evaluate the request.
@@ -71,20 +71,20 @@ struct ParentSource: ObjectSource {
         try parent.withExclusiveAccess(readingFor: child) { () throws -> [Snapshot] in try objectIDs.compactMap { try parent.childSnapshot(for: $0) } }
     }
 
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
-        try parent.withExclusiveAccess(readingFor: child) { () throws -> Set<ManagedObjectID> in
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
+        try parent.withExclusiveAccess(readingFor: child) { () throws -> [ManagedObjectID] in
             let objectID = parent.tracker.translated(objectID)
             guard let object = parent.registeredObject(for: objectID), !object.isFault else {
                 return try parent.source.relatedObjectIDs(of: objectID, relationship: relationship)
             }
-            return parent.relatedIDs(of: object, relationship)
+            return parent.relatedIDList(of: object, relationship)
         }
     }
 
     func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
         var result: [ManagedObjectID: [Snapshot]] = [:]
         for id in objectIDs {
-            result[id] = try snapshots(for: Array(relatedObjectIDs(of: id, relationship: relationship)))
+            result[id] = try snapshots(for: relatedObjectIDs(of: id, relationship: relationship))
         }
         return result
     }

@@ -53,6 +53,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let attributes: [AttributeDescription]
     /// The relationships, in declaration order.
     public let relationships: [RelationshipDescription]
+    /// Whether one of the relationships is ordered.
+    let hasOrderedRelationships: Bool
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
     /// The entity's previous name, for lightweight migration, as Core
@@ -135,6 +137,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.managedObjectClass = managedObjectClass
         self.attributes = attributes
         self.relationships = relationships
+        hasOrderedRelationships = relationships.contains(where: \.isOrdered)
         require(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
         attributeSlots = attributes.map(AttributeSlotEntry.init)
         storedAttributes = attributes.filter { !$0.isTransient }
@@ -144,7 +147,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         for relationship in relationships { byName[relationship.name] = relationship.index }
         indexByName = byName
         initialValues = ContiguousArray(attributes.map { .some($0.defaultValue) }
-            + relationships.map { .some($0.isToMany ? .objectIDs([]) : .null) })
+            + relationships.map { .some($0.emptyValue) })
         computedInitialValues = attributes.filter { $0.makeInitialValue != nil }.map(\.index)
         superentity?._subentities.append(WeakEntity(entity: self))
     }

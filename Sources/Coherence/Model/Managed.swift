@@ -38,7 +38,11 @@ import Synchronization
 /// - A to-many property (`NSSet?` or `Set<Destination>`) also gets Core
 ///   Data's generated accessors: `addToX(_:)` and `removeFromX(_:)` for one
 ///   object (a `ManagedObject` for `NSSet?`, a `Destination` for a `Set`)
-///   and for a set of them (`NSSet`, or `Set<Destination>`). Swift cannot
+///   and for a set of them (`NSSet`, or `Set<Destination>`). An ordered
+///   relationship (`NSOrderedSet?`) gets Xcode's ordered accessors as well:
+///   `insertIntoX(_:at:)` (one object at an `Int`, or an array at an
+///   `NSIndexSet`), `removeFromX(at:)`, `replaceX(at:with:)`, and
+///   `addToX(_:)`/`removeFromX(_:)` taking an `NSOrderedSet`. Swift cannot
 ///   attach one macro to both properties and bodiless functions, so the
 ///   accessor functions Xcode generates are deleted when porting.
 ///

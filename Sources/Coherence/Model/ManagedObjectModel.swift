@@ -440,6 +440,11 @@ struct EntityDeclaration {
                     entity: name, property: relationship.name,
                     reason: "\(destination.name).\(inverseName) leads to \(destination.relationships[inverse].destinationType.entityName), not \(name)")
             }
+            if relationship.isOrdered, destination.relationships[inverse].isToMany {
+                throw .mismatchedInverse(entity: name, property: relationship.name,
+                                         reason: "an ordered relationship needs a to-one inverse; Coherence does not keep ordered many-to-many relationships "
+                                             + "(\(destination.name).\(inverseName) is to-many)")
+            }
             resolved.append(RelationshipDescription(
                 name: relationship.name, index: attributes.count + position, valueType: relationship.valueType,
                 destinationType: relationship.destinationType, destinationEntityName: destination.name,
@@ -447,7 +452,7 @@ struct EntityDeclaration {
                 inverseAttributeCount: destination.attributes.count,
                 isToMany: relationship.isToMany, inverseIsToMany: destination.relationships[inverse].isToMany,
                 deleteRule: relationship.deleteRule, userInfo: relationship.userInfo, isOptional: relationship.isOptional,
-                minCount: relationship.minCount, maxCount: relationship.maxCount))
+                minCount: relationship.minCount, maxCount: relationship.maxCount, isOrdered: relationship.isOrdered))
         }
         for index in indexes {
             guard !index.isEmpty else { throw .invalidIndex(entity: name, property: "indexes", reason: "an index names at least one attribute") }

@@ -84,6 +84,8 @@ enum RelationshipStorage {
     case empty
     case one(ManagedObjectID)
     case many(Set<ManagedObjectID>)
+    /// An ordered to-many relationship's destinations, in order.
+    case ordered([ManagedObjectID])
     /// A to-many relationship not loaded from the store yet.
     case fault
 
@@ -93,15 +95,26 @@ enum RelationshipStorage {
         case .empty: []
         case .one(let id): [id]
         case .many(let ids): ids
+        case .ordered(let ids): Set(ids)
         case .fault: nil
         }
     }
 
+    /// The destination IDs, in order for an ordered relationship; `nil`
+    /// for a to-many fault.
+    var loadedIDList: [ManagedObjectID]? {
+        switch self {
+        case .ordered(let ids): ids
+        case .fault: nil
+        default: loadedIDs.map(Array.init)
+        }
+    }
+
     init(storeValue: StoreValue, isToMany: Bool) {
-        if case .toManyFault = storeValue {
-            self = .fault
-        } else {
-            self.init(ids: storeValue.referencedIDs, isToMany: isToMany)
+        switch storeValue {
+        case .toManyFault: self = .fault
+        case .orderedObjectIDs(let ids): self = .ordered(ids)
+        default: self.init(ids: storeValue.referencedIDs, isToMany: isToMany)
         }
     }
 
@@ -113,12 +126,17 @@ enum RelationshipStorage {
         }
     }
 
-    func storeValue(isToMany: Bool) -> StoreValue {
+    /// The value in store form for `relationship`.
+    func storeValue(for relationship: RelationshipDescription) -> StoreValue {
+        if case .fault = self { return .toManyFault }
+        if relationship.isOrdered { return .orderedObjectIDs(loadedIDList ?? []) }
+        let isToMany = relationship.isToMany
         switch self {
-        case .empty: isToMany ? .objectIDs([]) : .null
-        case .one(let id): isToMany ? .objectIDs([id]) : .objectID(id)
-        case .many(let ids): isToMany ? .objectIDs(ids) : (ids.first.map { .objectID($0) } ?? .null)
-        case .fault: .toManyFault
+        case .empty: return isToMany ? .objectIDs([]) : .null
+        case .one(let id): return isToMany ? .objectIDs([id]) : .objectID(id)
+        case .many(let ids): return isToMany ? .objectIDs(ids) : (ids.first.map { .objectID($0) } ?? .null)
+        case .ordered(let ids): return isToMany ? .objectIDs(Set(ids)) : (ids.first.map { .objectID($0) } ?? .null)
+        case .fault: return .toManyFault
         }
     }
 }

@@ -8,6 +8,11 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     public let inverseName: String
     /// `true` for a to-many relationship (`Set<Destination>`).
     public let isToMany: Bool
+    /// `true` for an ordered to-many relationship, as Core Data's
+    /// `NSRelationshipDescription.isOrdered`: its value is an
+    /// `NSOrderedSet` whose order the stores keep. Only a model file
+    /// declares one (`ordered="YES"`); its inverse is to-one.
+    public let isOrdered: Bool
     /// `true` when the inverse is to-many (many-to-many, or to-one with a to-many inverse).
     public let inverseIsToMany: Bool
     /// What deleting the source object does to the destination objects.
@@ -48,7 +53,8 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
 
     init(name: String, index: Int, valueType: any RelationshipValue.Type, destinationType: ManagedObject.Type, destinationEntityName: String,
          inverseName: String, inverseIndex: Int, inverseAttributeCount: Int, isToMany: Bool, inverseIsToMany: Bool, deleteRule: DeleteRule,
-         userInfo: [String: String] = [:], isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0) {
+         userInfo: [String: String] = [:], isOptional: Bool = true, minCount: Int = 0, maxCount: Int = 0, isOrdered: Bool = false) {
+        self.isOrdered = isOrdered
         self.userInfo = userInfo
         self.isOptional = isOptional
         self.minCount = minCount
@@ -67,7 +73,8 @@ public final class RelationshipDescription: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(name): \(isToMany ? "Set<\(destinationEntityName)>" : "\(destinationEntityName)?") (inverse \(inverseName), \(deleteRule))"
+        let type = isOrdered ? "NSOrderedSet<\(destinationEntityName)>" : isToMany ? "Set<\(destinationEntityName)>" : "\(destinationEntityName)?"
+        return "\(name): \(type) (inverse \(inverseName), \(deleteRule))"
     }
 }
 
@@ -80,7 +87,32 @@ extension RelationshipDescription {
     /// Sets the destination IDs in `object`, without change tracking or
     /// inverse upkeep.
     func setStorage(_ storage: RelationshipStorage, of object: ManagedObject) {
-        object._setCurrentValue(storage.storeValue(isToMany: isToMany), at: index)
+        object._setCurrentValue(storage.storeValue(for: self), at: index)
+    }
+
+    /// Sets the destinations of `object` to `ids`, without change tracking
+    /// or inverse upkeep. An ordered relationship keeps the order of the
+    /// destinations it had and appends the others after them, as Core Data
+    /// appends an object whose inverse is set. **Complexity:** O(n).
+    func setMembers(_ ids: Set<ManagedObjectID>, of object: ManagedObject) {
+        guard isOrdered else { return setStorage(RelationshipStorage(ids: ids, isToMany: isToMany), of: object) }
+        setStorage(.ordered(Self.order(ids, keeping: storage(of: object).loadedIDList ?? [])), of: object)
+    }
+
+    /// `ids` in the order of `current`, followed by those `current` lacks
+    /// (by key, so that the order does not depend on hashing).
+    static func order(_ ids: Set<ManagedObjectID>, keeping current: [ManagedObjectID]) -> [ManagedObjectID] {
+        var list = current.filter { ids.contains($0) }
+        if list.count < ids.count {
+            let kept = Set(list)
+            list += ids.filter { !kept.contains($0) }.sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
+        }
+        return list
+    }
+
+    /// The value of this relationship when it has no destination.
+    var emptyValue: StoreValue {
+        isOrdered ? .orderedObjectIDs([]) : isToMany ? .objectIDs([]) : .null
     }
 }
 
@@ -97,7 +129,8 @@ struct DeclaredRelationship {
     var inverseName: String? = nil
     /// The user info of a model file's relationship.
     var userInfo: [String: String] = [:]
-    /// A model file's `optional`, `minCount` and `maxCount`.
+    /// A model file's `ordered`, `optional`, `minCount` and `maxCount`.
+    var isOrdered = false
     var isOptional = true
     var minCount = 0
     var maxCount = 0

@@ -6,7 +6,7 @@ import Foundation
 /// Snapshots, save requests and committed values are made of `StoreValue`s, so
 /// they can cross queues. Attribute types map onto these cases as described by
 /// ``AttributeType``; a to-one relationship is `.objectID` or `.null`, a to-many
-/// relationship is `.objectIDs`.
+/// relationship is `.objectIDs`, an ordered one `.orderedObjectIDs`.
 public enum StoreValue: Sendable, Hashable {
     /// No value: `nil`, or a to-one relationship without a destination.
     case null
@@ -32,6 +32,9 @@ public enum StoreValue: Sendable, Hashable {
     case objectID(ManagedObjectID)
     /// The destinations of a to-many relationship.
     case objectIDs(Set<ManagedObjectID>)
+    /// The destinations of an ordered to-many relationship, in order
+    /// (Core Data's `NSOrderedSet`; no ID appears twice).
+    case orderedObjectIDs([ManagedObjectID])
     /// A to-many relationship whose destinations are not loaded yet; the
     /// context loads them with one query when the relationship is first used.
     case toManyFault
@@ -51,6 +54,7 @@ public enum StoreValue: Sendable, Hashable {
         case .decimal: "decimal"
         case .objectID: "objectID"
         case .objectIDs: "objectIDs"
+        case .orderedObjectIDs: "orderedObjectIDs"
         case .toManyFault: "toManyFault"
         }
     }
@@ -60,6 +64,28 @@ public enum StoreValue: Sendable, Hashable {
         switch self {
         case .objectID(let id): [id]
         case .objectIDs(let ids): ids
+        case .orderedObjectIDs(let ids): Set(ids)
+        default: []
+        }
+    }
+
+    /// The members of a loaded to-many relationship, ordered or not; `nil`
+    /// for any other value (a to-many fault included).
+    var toManyMembers: Set<ManagedObjectID>? {
+        switch self {
+        case .objectIDs(let ids): ids
+        case .orderedObjectIDs(let ids): Set(ids)
+        default: nil
+        }
+    }
+
+    /// The object IDs this value refers to, in order for an ordered to-many
+    /// relationship (empty for attribute values).
+    var referencedIDList: [ManagedObjectID] {
+        switch self {
+        case .objectID(let id): [id]
+        case .objectIDs(let ids): Array(ids)
+        case .orderedObjectIDs(let ids): ids
         default: []
         }
     }

@@ -94,7 +94,7 @@ extension ManagedObject {
 
     /// The objects a relationship's storage refers to, registered in this
     /// object's context (as faults if not loaded yet).
-    final func _resolveIDs(_ ids: Set<ManagedObjectID>) -> [ManagedObject] {
+    final func _resolveIDs(_ ids: some Collection<ManagedObjectID>) -> [ManagedObject] {
         guard let context = _contextRef, !ids.isEmpty else { return [] }
         return ids.map { context.object(with: $0) }
     }
@@ -105,6 +105,7 @@ extension ManagedObject {
         switch value {
         case .objectID(let id): return _contextRef.map { [$0.object(with: id)] } ?? []
         case .objectIDs(let ids): return _resolveIDs(ids)
+        case .orderedObjectIDs(let ids): return _resolveIDs(ids)
         case .toManyFault:
             guard let context = _contextRef, let relationship = entity.relationship(at: index) else { return [] }
             return _resolveIDs(context._loadToManyFault(of: self, relationship))
@@ -140,6 +141,7 @@ extension ManagedObject {
     /// The Swift form of a store value of property `index`.
     final func _swiftValue(_ value: StoreValue, at index: Int, entity: EntityDescription) -> Any {
         if let relationship = entity.relationship(at: index) {
+            if relationship.isOrdered { return NSOrderedSet(array: _resolveIDs(value.referencedIDList)) }
             let objects = _resolveIDs(value.referencedIDs)
             if relationship.isToMany { return Set(objects) }
             return objects.first ?? NSNull()

@@ -64,20 +64,95 @@ extension ManagedObject {
 
     /// Adds `objects` (an object, or a set or sequence of them) to the
     /// to-many relationship `key`: the `addToOwners(_:)` that `@Managed`
-    /// generates. Not for your code.
+    /// generates. An ordered relationship appends those it lacks, in order.
+    /// Not for your code.
     public final func _addToRelationship(_ key: String, _ objects: Any) {
-        _checkToMany(key, function: "addTo")
+        let relationship = _toManyRelationship(key, function: "addTo")
+        let added = Self._managedObjects(in: objects, key: key)
+        if relationship.isOrdered { return _editOrdered(key) { $0 += added } }
         let current = value(forKey: key) as? Set<ManagedObject> ?? []
-        setValue(current.union(Self._managedObjects(in: objects, key: key)), forKey: key)
+        setValue(current.union(added), forKey: key)
     }
 
     /// Removes `objects` (an object, or a set or sequence of them) from the
     /// to-many relationship `key`: the `removeFromOwners(_:)` that
     /// `@Managed` generates. Not for your code.
     public final func _removeFromRelationship(_ key: String, _ objects: Any) {
-        _checkToMany(key, function: "removeFrom")
+        let relationship = _toManyRelationship(key, function: "removeFrom")
+        let removed = Set(Self._managedObjects(in: objects, key: key).map(ObjectIdentifier.init))
+        if relationship.isOrdered { return _editOrdered(key) { $0.removeAll { removed.contains(ObjectIdentifier($0)) } } }
         let current = value(forKey: key) as? Set<ManagedObject> ?? []
-        setValue(current.subtracting(Self._managedObjects(in: objects, key: key)), forKey: key)
+        setValue(current.filter { !removed.contains(ObjectIdentifier($0)) }, forKey: key)
+    }
+
+    /// Inserts `objects` (one object, or an array) into the ordered
+    /// relationship `key` at `indexes`: the generated
+    /// `insertIntoItems(_:at:)`, with `NSMutableOrderedSet`'s meaning (an
+    /// object already in the relationship stays where it is). Not for your
+    /// code.
+    public final func _insertIntoRelationship(_ key: String, _ objects: Any, at indexes: [Int]) {
+        _ = _orderedRelationship(key, function: "insertInto")
+        let inserted = Self._managedObjects(in: objects, key: key)
+        _editOrdered(key) { list in
+            _require(indexes.count == inserted.count, key, "insertInto was given \(inserted.count) objects for \(indexes.count) indexes")
+            for (index, object) in zip(indexes.sorted(), inserted) where !list.contains(where: { $0 === object }) {
+                _require(index >= 0 && index <= list.count, key, "index \(index) is beyond the end (\(list.count) objects)")
+                list.insert(object, at: index)
+            }
+        }
+    }
+
+    /// Removes the objects at `indexes` from the ordered relationship `key`:
+    /// the generated `removeFromItems(at:)`. Not for your code.
+    public final func _removeFromRelationship(_ key: String, at indexes: [Int]) {
+        _ = _orderedRelationship(key, function: "removeFrom")
+        _editOrdered(key) { list in
+            for index in Set(indexes).sorted(by: >) {
+                _require(index >= 0 && index < list.count, key, "index \(index) is beyond the end (\(list.count) objects)")
+                list.remove(at: index)
+            }
+        }
+    }
+
+    /// Replaces the objects at `indexes` of the ordered relationship `key`
+    /// with `objects`: the generated `replaceItems(at:with:)`, with
+    /// `NSMutableOrderedSet`'s meaning (an object already elsewhere in the
+    /// relationship does not replace). Not for your code.
+    public final func _replaceInRelationship(_ key: String, at indexes: [Int], with objects: Any) {
+        _ = _orderedRelationship(key, function: "replace")
+        let replacements = Self._managedObjects(in: objects, key: key)
+        _editOrdered(key) { list in
+            _require(indexes.count == replacements.count, key, "replace was given \(replacements.count) objects for \(indexes.count) indexes")
+            for (index, object) in zip(indexes.sorted(), replacements) {
+                _require(index >= 0 && index < list.count, key, "index \(index) is beyond the end (\(list.count) objects)")
+                if let existing = list.firstIndex(where: { $0 === object }), existing != index { continue }
+                list[index] = object
+            }
+        }
+    }
+
+    /// The destinations of a relationship value as `value(forKey:)` gives
+    /// it: a `Set`, an `NSOrderedSet` (in order) or one object.
+    static func _destinations(in value: Any?) -> [ManagedObject] {
+        switch value {
+        case let set as Set<ManagedObject>: Array(set)
+        case let ordered as NSOrderedSet: ordered.array.compactMap { $0 as? ManagedObject }
+        case let object as ManagedObject: [object]
+        default: []
+        }
+    }
+
+    /// Changes the ordered relationship `key` through its list of objects.
+    private final func _editOrdered(_ key: String, _ edit: (inout [ManagedObject]) -> Void) {
+        var list = Self._destinations(in: value(forKey: key))
+        edit(&list)
+        var seen = Set<ObjectIdentifier>()
+        setValue(list.filter { seen.insert(ObjectIdentifier($0)).inserted }, forKey: key)
+    }
+
+    /// Stops the program, naming the entity and relationship, unless `condition`.
+    private final func _require(_ condition: Bool, _ key: String, _ message: @autoclosure () -> String) {
+        guard condition else { fatalError("Coherence: \(_entity?.name ?? Self.entityName).\(key): \(message())") }
     }
 
     /// The object's entity, for a `@Managed` access.
@@ -88,18 +163,30 @@ extension ManagedObject {
         return entity
     }
 
-    /// Stops the program, naming the entity, when `key` is not one of its
-    /// to-many relationships.
-    private final func _checkToMany(_ key: String, function: String) {
+    /// The to-many relationship `key`; stops the program, naming the
+    /// entity, when it has none of that name.
+    private final func _toManyRelationship(_ key: String, function: String) -> RelationshipDescription {
         let entity = _managedEntity(key)
-        guard let index = entity.indexByName[key], entity.relationship(at: index)?.isToMany == true else {
+        guard let index = entity.indexByName[key], let relationship = entity.relationship(at: index), relationship.isToMany else {
             fatalError("Coherence: \(entity.name) has no to-many relationship \(key) for the @Managed accessor \(function)\(key.prefix(1).uppercased() + key.dropFirst())")
         }
+        return relationship
+    }
+
+    /// The ordered relationship `key`; stops the program, naming the
+    /// entity, when it has none of that name.
+    private final func _orderedRelationship(_ key: String, function: String) -> RelationshipDescription {
+        let relationship = _toManyRelationship(key, function: function)
+        guard relationship.isOrdered else {
+            fatalError("Coherence: \(_managedEntity(key).name).\(key) is not ordered in the model, so it has no accessor \(function)\(key.prefix(1).uppercased() + key.dropFirst()) by index")
+        }
+        return relationship
     }
 
     /// The objects in an argument of a generated to-many accessor.
     private static func _managedObjects(in value: Any, key: String) -> [ManagedObject] {
         if let object = value as? ManagedObject { return [object] }
+        if let ordered = value as? NSOrderedSet, let objects = ordered.array as? [ManagedObject] { return objects }
         if let sequence = value as? any Sequence, let objects = Array(sequence) as? [ManagedObject] { return objects }
         fatalError("Coherence: \(key) takes objects, not \(type(of: value))")
     }

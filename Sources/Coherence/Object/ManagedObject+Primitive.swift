@@ -8,7 +8,8 @@ extension ManagedObject {
     /// Unlike reading the property, this does not register the read with
     /// Observation. A fault is filled first. Attributes give their Swift
     /// value, a to-one relationship the related object, a to-many
-    /// relationship a `Set<ManagedObject>`.
+    /// relationship a `Set<ManagedObject>`, an ordered one an
+    /// `NSOrderedSet`.
     ///
     /// - Returns: the value, or `nil` if no value has been set (an optional
     ///   attribute that is `nil`, a required attribute never set, an empty
@@ -26,7 +27,9 @@ extension ManagedObject {
     final func _readProperty(at index: Int, entity: EntityDescription) -> Any? {
         _prepareForRead()
         if let relationship = entity.relationship(at: index) {
-            let objects = _resolveIDs(_contextRef?.relatedIDs(of: self, relationship) ?? [])
+            guard let context = _contextRef else { return relationship.isOrdered ? NSOrderedSet() : relationship.isToMany ? Set<ManagedObject>() : nil }
+            if relationship.isOrdered { return NSOrderedSet(array: _resolveIDs(context.relatedIDList(of: self, relationship))) }
+            let objects = _resolveIDs(context.relatedIDs(of: self, relationship))
             return relationship.isToMany ? Set(objects) : objects.first
         }
         return entity.attributes[index].currentSwiftValue(of: self).flatMap { value in

@@ -219,7 +219,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
 
     /// The value of the named property, as Core Data's `value(forKey:)`:
     /// an attribute's Swift value, a to-one relationship's object, a to-many
-    /// relationship's `Set<ManagedObject>`; `nil` when it has no value (an
+    /// relationship's `Set<ManagedObject>` (an `NSOrderedSet` for an
+    /// ordered relationship, as in Core Data); `nil` when it has no value (an
     /// optional attribute that is `nil`, an empty to-one relationship).
     ///
     /// A key the entity does not have goes to ``value(forUndefinedKey:)``,
@@ -264,7 +265,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// - Parameter value: a value of the attribute's Swift type (`nil` or
     ///   `NSNull()` for an optional one), a `ManagedObject` (or `nil`) for a
     ///   to-one relationship, a sequence of `ManagedObject`s for a to-many
-    ///   relationship.
+    ///   relationship (an `NSOrderedSet` or an array for an ordered one,
+    ///   whose order it takes).
     ///
     /// Like Core Data's key-value coding, which raises an exception for an
     /// unknown key (`NSUnknownKeyException`) or a value of the wrong type,

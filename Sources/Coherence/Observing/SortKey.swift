@@ -56,7 +56,7 @@ enum SortValue: Hashable {
         case .uuid(let value): self = .string(value.uuidString)
         case .url(let value): self = .string(value.absoluteString)
         case .decimal(let value): self = .double(NSDecimalNumber(decimal: value).doubleValue)
-        case .data, .objectID, .objectIDs, .toManyFault: return nil
+        case .data, .objectID, .objectIDs, .orderedObjectIDs, .toManyFault: return nil
         }
     }
 

@@ -17,8 +17,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// sub-entities, which the caller asks for one by one).
     func snapshots(of entity: EntityDescription) throws -> [Snapshot]
     /// The committed destinations of a to-many relationship, for a snapshot
-    /// that holds ``StoreValue/toManyFault``.
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID>
+    /// that holds ``StoreValue/toManyFault``: in order for an ordered
+    /// relationship (``RelationshipDescription/isOrdered``), in any order
+    /// otherwise.
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID]
     /// Reserves permanent IDs for objects that are not saved yet, in order.
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID]
     /// Applies one save atomically: all of it or, when it throws, none of it.
@@ -72,7 +74,7 @@ extension PersistentStore {
     public func relatedSnapshots(of objectIDs: [ManagedObjectID], relationship: RelationshipDescription) throws -> [ManagedObjectID: [Snapshot]] {
         var result: [ManagedObjectID: [Snapshot]] = [:]
         for id in objectIDs {
-            result[id] = try snapshots(for: Array(relatedObjectIDs(of: id, relationship: relationship)))
+            result[id] = try snapshots(for: relatedObjectIDs(of: id, relationship: relationship))
         }
         return result
     }
@@ -224,6 +226,7 @@ extension StoreValue {
         switch self {
         case .objectID(let id): .objectID(mapping[id] ?? id)
         case .objectIDs(let ids): .objectIDs(Set(ids.map { mapping[$0] ?? $0 }))
+        case .orderedObjectIDs(let ids): .orderedObjectIDs(ids.map { mapping[$0] ?? $0 })
         default: self
         }
     }

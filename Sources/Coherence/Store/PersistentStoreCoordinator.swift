@@ -316,7 +316,7 @@ public final class PersistentStoreCoordinator: Sendable {
         return snapshots
     }
 
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try store(for: objectID).relatedObjectIDs(of: objectID, relationship: relationship)
     }
 

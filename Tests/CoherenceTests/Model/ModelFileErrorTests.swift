@@ -70,14 +70,19 @@ struct ModelFileErrorTests {
                 <attribute name="printed" optional="YES" attributeType="Date" derived="YES" derivationExpression="now()"/>
             </entity>
             """, line: 4, entity: "Pamphlet", property: "printed", reason: "the derivation expression \"now()\" is not supported"),
-        Case(name: "ordered relationship", entities: """
+        Case(name: "ordered many-to-many relationship", entities: """
             <entity name="Pamphlet">
-                <relationship name="pages" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlet" inverseEntity="Page"/>
+                <relationship name="pages" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Page" inverseName="pamphlets" inverseEntity="Page"/>
             </entity>
             <entity name="Page">
-                <relationship name="pamphlet" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages" inverseEntity="Pamphlet"/>
+                <relationship name="pamphlets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages" inverseEntity="Pamphlet"/>
             </entity>
-            """, line: 4, entity: "Pamphlet", property: "pages", reason: "ordered relationships are not supported"),
+            """, line: 4, entity: "Pamphlet", property: "pages", reason: "Coherence does not keep ordered many-to-many relationships"),
+        Case(name: "ordered to-one relationship", entities: """
+            <entity name="Pamphlet">
+                <relationship name="cover" optional="YES" maxCount="1" ordered="YES" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="cover" inverseEntity="Pamphlet"/>
+            </entity>
+            """, line: 4, entity: "Pamphlet", property: "cover", reason: "only a to-many relationship can be ordered"),
         Case(name: "relationship without inverse", entities: """
             <entity name="Pamphlet">
                 <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet"/>

@@ -38,6 +38,8 @@ struct ModelFileTests {
     @Test func readsTheCurrentVersion() throws {
         let model = try Self.model()
         #expect(model.entities.map(\.name) == ["Bookcase", "Borrower", "Medium", "Novel", "Recording"])
+        #expect(model.entitiesByName["Borrower"]?.relationship(named: "media")?.isOrdered == true)
+        #expect(model.entitiesByName["Bookcase"]?.relationship(named: "novels")?.isOrdered == false)
         let medium = try #require(model.entitiesByName["Medium"])
         let novel = try #require(model.entitiesByName["Novel"])
         let recording = try #require(model.entitiesByName["Recording"])
@@ -104,7 +106,8 @@ struct ModelFileTests {
             let bookcase = EntityDescription.insertNewObject(forEntityName: "Bookcase", into: writer)
             bookcase.setValue([novel], forKey: "novels")
             #expect(novel.value(forKey: "bookcase") as? ManagedObject === bookcase)
-            #expect((ada.value(forKey: "media") as? Set<ManagedObject>)?.count == 2)
+            // `media` is ordered: an NSOrderedSet, in the order the inverse was set.
+            #expect((ada.value(forKey: "media") as? NSOrderedSet)?.array as? [ManagedObject] == [novel, recording])
             try writer.save()
         }
         let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: writer.persistentStoreCoordinator!)
@@ -125,7 +128,8 @@ struct ModelFileTests {
             #expect(ada.value(forKey: "token") as? UUID == token)
             #expect(ada.value(forKey: "photo") as? Data == Data([1, 2, 3]))
             #expect(ada.value(forKey: "joined") as? Date == Date(timeIntervalSinceReferenceDate: 0))
-            #expect((ada.value(forKey: "media") as? Set<ManagedObject>)?.count == 2)
+            let loans = (ada.value(forKey: "media") as? NSOrderedSet)?.array as? [ManagedObject]
+            #expect(loans?.map { $0.value(forKey: "title") as? String } == ["Middlemarch", "Goldberg Variations"])
             // A class's own fetch request, and a predicate in Core Data's format.
             #expect(try reader.fetch(FetchRequest<Novel>()).count == 1)
             let request = FetchRequest<ManagedObject>(entityName: "Borrower", predicate: Predicate<ManagedObject>(format: "name == %@", "Ada"))
@@ -182,22 +186,27 @@ struct ModelFileTests {
 
     /// A store saved with version 1 opens with version 2: the renamed
     /// attribute (renaming ID `fullName`) keeps its values, added
-    /// attributes take their defaults, and new entities are empty.
+    /// attributes take their defaults, new entities are empty, and the
+    /// relationship version 2 makes ordered (`Borrower.media`) keeps its
+    /// members, in key order until an order is saved.
     @Test(arguments: StoreKind.databases) func migratesLightweightBetweenVersions(store kind: StoreKind) throws {
         let database = try TestDatabase.new(kind)
         let old = try Self.context(database.description, model: try ManagedObjectModel(contentsOf: Self.version1, classes: [Novel.self]))
         try old.performAndWait {
-            let novel = Novel(context: old)
-            novel.setValue("Persuasion", forKey: "title")
-            novel.setValue(Decimal(7), forKey: "price")
             let borrower = EntityDescription.insertNewObject(forEntityName: "Borrower", into: old)
             borrower.setValue("Anne Elliot", forKey: "fullName")
-            novel.setValue(borrower, forKey: "borrower")
-            try old.save()
+            for title in ["Persuasion", "Emma"] {
+                let novel = Novel(context: old)
+                novel.setValue(title, forKey: "title")
+                novel.setValue(Decimal(7), forKey: "price")
+                novel.setValue(borrower, forKey: "borrower")
+                try old.save()   // one save each: keys in this order
+            }
         }
         let current = try Self.context(database.description, model: try Self.model())
         try current.performAndWait {
-            let novel = try #require(try current.fetch(FetchRequest<Novel>()).first)
+            let byTitle = FetchRequest<Novel>(predicate: Predicate<Novel>(format: "title == %@", "Persuasion"))
+            let novel = try #require(try current.fetch(byTitle).first)
             #expect(novel.value(forKey: "title") as? String == "Persuasion")
             #expect(novel.value(forKey: "price") as? Decimal == Decimal(7))
             #expect(novel.value(forKey: "year") as? Int16 == 2000)
@@ -205,6 +214,16 @@ struct ModelFileTests {
             #expect(borrower.value(forKey: "name") as? String == "Anne Elliot")
             #expect(borrower.value(forKey: "visits") as? Int64 == 0)
             #expect(try current.count(for: FetchRequest<ManagedObject>(entityName: "Bookcase")) == 0)
+            let media = try #require(borrower.value(forKey: "media") as? NSOrderedSet)
+            #expect((media.array as? [ManagedObject])?.compactMap { $0.value(forKey: "title") as? String } == ["Persuasion", "Emma"])
+            borrower.setValue(NSOrderedSet(array: media.array.reversed()), forKey: "media")
+            try current.save()
+        }
+        let reader = try Self.context(database.description, model: try Self.model())
+        try reader.performAndWait {
+            let borrower = try #require(try reader.fetch(FetchRequest<ManagedObject>(entityName: "Borrower")).first)
+            let media = try #require(borrower.value(forKey: "media") as? NSOrderedSet)
+            #expect((media.array as? [ManagedObject])?.compactMap { $0.value(forKey: "title") as? String } == ["Emma", "Persuasion"])
         }
     }
 }

@@ -41,7 +41,7 @@ struct PostgresConnectionTests {
         case .double, .date: "d"
         case .string, .url, .decimal: "s"
         case .data, .uuid: "x"
-        case .null, .objectIDs, .toManyFault: "s"
+        case .null, .objectIDs, .orderedObjectIDs, .toManyFault: "s"
         }
     }
 
@@ -49,7 +49,7 @@ struct PostgresConnectionTests {
     private static func read(_ row: any SQLRow, as value: StoreValue) -> StoreValue {
         if row.columnType(0) == .null { return .null }
         return switch value {
-        case .null, .objectIDs, .toManyFault: .string(row.string(0))
+        case .null, .objectIDs, .orderedObjectIDs, .toManyFault: .string(row.string(0))
         case .bool: .bool(row.int64(0) != 0)
         case .integer: .integer(row.int64(0))
         case .double: .double(row.double(0))

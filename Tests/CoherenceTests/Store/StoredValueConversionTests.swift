@@ -270,7 +270,7 @@ final class LooseFormStore: PersistentStore {
 
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? { try base.snapshot(for: objectID).map(loosen) }
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] { try base.snapshots(of: entity).map(loosen) }
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try base.relatedObjectIDs(of: objectID, relationship: relationship)
     }
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {

@@ -24,7 +24,7 @@ final class ReversingStore: PersistentStore {
 
     func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? { try base.snapshot(for: objectID) }
     func snapshots(of entity: EntityDescription) throws -> [Snapshot] { try base.snapshots(of: entity) }
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try base.relatedObjectIDs(of: objectID, relationship: relationship)
     }
     func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {

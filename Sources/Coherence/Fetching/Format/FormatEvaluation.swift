@@ -161,7 +161,7 @@ enum FormatEvaluator {
                                           reason: "continues after a to-many relationship in SUBQUERY's collection")
             }
             var matching = 0
-            for destination in (value as? Set<ManagedObject>) ?? [] where try evaluate(predicate, on: destination) { matching += 1 }
+            for destination in ManagedObject._destinations(in: value) where try evaluate(predicate, on: destination) { matching += 1 }
             return matching
         }
         guard let destination = value as? ManagedObject else { return 0 }
@@ -183,7 +183,7 @@ enum FormatEvaluator {
         if let relationship = entity.relationship(at: index) {
             let value = object._readProperty(at: index, entity: entity)
             if relationship.isToMany {
-                let destinations = (value as? Set<ManagedObject>) ?? []
+                let destinations = ManagedObject._destinations(in: value)
                 if rest.isEmpty {
                     guard count else { return .objects(destinations.map(\.objectID)) }
                     return .single(.integer(Int64(destinations.count)))

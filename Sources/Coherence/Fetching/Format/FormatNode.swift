@@ -102,7 +102,7 @@ enum FormatValue: Codable, Sendable, Hashable {
     /// An attribute's store value in the form the store compares.
     init(_ value: StoreValue) {
         switch value {
-        case .null, .objectID, .objectIDs, .toManyFault: self = .null
+        case .null, .objectID, .objectIDs, .orderedObjectIDs, .toManyFault: self = .null
         case .bool(let value): self = .integer(value ? 1 : 0)
         case .integer(let value): self = .integer(value)
         case .double(let value): self = .double(value)

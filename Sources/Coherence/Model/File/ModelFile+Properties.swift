@@ -207,9 +207,10 @@ extension ModelFile {
             guard let count = Int(text), count >= 0 else { throw fail("\(key) \"\(text)\" is not a count") }
             counts[key] = count
         }
-        if isToMany {
-            guard !Self.flag(element, "ordered") else { throw fail("ordered relationships are not supported by Coherence") }
-        } else if let maxCount = counts["maxCount"], maxCount != 1 {
+        let isOrdered = Self.flag(element, "ordered")
+        if !isToMany, isOrdered {
+            throw fail("only a to-many relationship can be ordered")
+        } else if !isToMany, let maxCount = counts["maxCount"], maxCount != 1 {
             throw fail("a to-one relationship has maxCount 1, not \(maxCount)")
         }
         let rules: [String: DeleteRule] = ["Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction]
@@ -218,7 +219,7 @@ extension ModelFile {
         let valueType: any RelationshipValue.Type = isToMany ? Set<ManagedObject>.self : ManagedObject?.self
         return DeclaredRelationship(name: name, valueType: valueType, destinationType: destination, isToMany: isToMany,
                                     deleteRule: deleteRule, inverse: nil, inverseName: inverse, userInfo: Self.userInfo(of: element),
-                                    isOptional: Self.flag(element, "optional"),
+                                    isOrdered: isOrdered, isOptional: Self.flag(element, "optional"),
                                     minCount: isToMany ? counts["minCount"] ?? 0 : 0, maxCount: isToMany ? counts["maxCount"] ?? 0 : 0)
     }
 }

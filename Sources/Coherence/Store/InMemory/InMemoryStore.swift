@@ -38,9 +38,9 @@ public final class InMemoryStore: PersistentStore {
         }
     }
 
-    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         // Like a query over rows: an object that is gone has no destinations.
-        try snapshot(for: objectID)?.values[relationship.index].referencedIDs ?? []
+        try snapshot(for: objectID)?.values[relationship.index].referencedIDList ?? []
     }
 
     public func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {

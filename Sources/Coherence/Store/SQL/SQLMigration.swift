@@ -17,6 +17,9 @@ struct StoredModel: Codable, Equatable {
         var isToMany: Bool
         var inverseIsToMany: Bool
         var inverse: String?
+        /// `true` for an ordered relationship; `nil` (absent from the JSON,
+        /// so that models without one keep their hash) otherwise.
+        var isOrdered: Bool?
     }
 
     struct Entity: Codable, Equatable {
@@ -72,7 +75,7 @@ extension StoredModel.Entity {
             },
             relationships: entity.relationships.map {
                 StoredModel.Relationship(name: $0.name, destination: $0.destinationEntityName, isToMany: $0.isToMany,
-                                         inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName)
+                                         inverseIsToMany: $0.inverseIsToMany, inverse: $0.inverseName, isOrdered: $0.isOrdered ? true : nil)
             },
             superentity: entity.superentity?.name)
     }

@@ -23,6 +23,9 @@ extension SQLSchema {
             if let missing = needed.first(where: { !present.contains($0) }) {
                 throw StoreError.damagedStore(path: location, reason: "the table of its entity \(root.name) has no column \(missing)")
             }
+            for (_, column) in orderColumns(model).filter({ $0.table == root.name }) where !present.contains(column) {
+                throw StoreError.damagedStore(path: location, reason: "the table of its entity \(root.name) has no column \(column) for the order of an ordered relationship")
+            }
             for entity in root.selfAndDescendants {
                 for relationship in entity.relationships {
                     guard let join = joinTable(relationship, of: entity), join.relationshipIsSource else { continue }

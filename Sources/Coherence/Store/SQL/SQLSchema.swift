@@ -65,6 +65,44 @@ enum SQLSchema {
                          relationshipIsSource: canonical == mine)
     }
 
+    /// The column of the destination's table that holds each row's position
+    /// in an ordered relationship (Core Data's `Z_FOK_` columns), beside
+    /// the column of the to-one inverse; `nil` for an unordered one.
+    static func orderColumn(_ relationship: RelationshipDescription) -> String? {
+        relationship.isOrdered ? "Z_FOK_" + relationship.inverseName : nil
+    }
+
+    /// `ORDER BY` for the destinations of `relationship` read from its
+    /// destination table (as `alias`): by position, rows without one (saved
+    /// by a batch request) last, by key; empty for an unordered one.
+    static func orderClause(_ relationship: RelationshipDescription, alias: String) -> String {
+        guard let column = orderColumn(relationship) else { return "" }
+        let position = "\(alias).\(quote(column))"
+        return " ORDER BY (\(position) IS NULL), \(position), \(alias).\(quote(primaryKey))"
+    }
+
+    /// The position columns `model`'s ordered relationships need, as
+    /// (destination table, column).
+    static func orderColumns(_ model: ManagedObjectModel) -> [(table: String, column: String)] {
+        var seen = Set<String>()
+        return model.entities.flatMap { entity in
+            entity.relationships.compactMap { relationship in
+                guard let column = orderColumn(relationship), seen.insert(relationship.destinationRootEntityName + "." + column).inserted else { return nil }
+                return (relationship.destinationRootEntityName, column)
+            }
+        }
+    }
+
+    /// Adds the position columns of ordered relationships that their tables
+    /// lack: a new store's, and on open a store whose model made a
+    /// relationship ordered (positions then start empty: the rows read in
+    /// key order until the relationship is next saved).
+    static func addOrderColumns(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
+        for (table, column) in orderColumns(model) where try !db.columnNames(table).contains(column) {
+            try db.execute("ALTER TABLE \(quote(table)) ADD COLUMN \(quote(column)) \(db.dialect.keyType)", [])
+        }
+    }
+
     /// Creates every table and index of `model` that does not exist yet.
     static func create(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
         let key = db.dialect.keyType
@@ -73,6 +111,7 @@ enum SQLSchema {
         for entity in model.entities where entity.superentity == nil {
             try createTable(entity, in: db)
         }
+        try addOrderColumns(model, in: db)
     }
 
     static func createTable(_ entity: EntityDescription, in db: any SQLDatabase) throws {

@@ -108,6 +108,7 @@ extension SQLStore {
                     sql = "SELECT j.\(join.sourceColumn), \(SQLSchema.selectList(destination, alias: "t0")) FROM \(join.name) AS j JOIN \(SQLSchema.table(destination)) AS t0 ON t0.\(SQLSchema.quote(SQLSchema.primaryKey)) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(list))"
                 } else {
                     sql = "SELECT t0.\(SQLSchema.quote(relationship.inverseName)), \(SQLSchema.selectList(destination, alias: "t0")) FROM \(SQLSchema.table(destination)) AS t0 WHERE t0.\(SQLSchema.quote(relationship.inverseName)) IN (\(list))"
+                        + SQLSchema.orderClause(relationship, alias: "t0")
                 }
                 for (key, snapshot) in try keyedSnapshots(db, sql, chunk.map { .integer($0) }, entity: destination) {
                     guard let owner = ownersByKey[key] else { continue }

@@ -69,7 +69,7 @@ extension SQLStore {
     /// The destinations of a to-many relationship whose destination entity
     /// has sub-entities, each naming its concrete entity.
     func hierarchyRelatedObjectIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationship: RelationshipDescription,
-                                   in db: any SQLDatabase) throws -> Set<ManagedObjectID> {
+                                   in db: any SQLDatabase) throws -> [ManagedObjectID] {
         let pk = SQLSchema.quote(SQLSchema.primaryKey)
         let ent = SQLSchema.quote(SQLSchema.entityColumn)
         let destination = SQLSchema.table(named: relationship.destinationRootEntityName)
@@ -77,9 +77,10 @@ extension SQLStore {
             "SELECT d.\(pk), d.\(ent) FROM \(join.name) AS j JOIN \(destination) AS d ON d.\(pk) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ?"
         } else {
             "SELECT d.\(pk), d.\(ent) FROM \(destination) AS d WHERE d.\(SQLSchema.quote(relationship.inverseName)) = ?"
+                + SQLSchema.orderClause(relationship, alias: "d")
         }
-        var ids = Set<ManagedObjectID>()
-        try db.forEachRow(sql, [.integer(objectID.key)]) { ids.insert(self.objectID($0, fallback: relationship.destinationType)) }
+        var ids: [ManagedObjectID] = []
+        try db.forEachRow(sql, [.integer(objectID.key)]) { ids.append(self.objectID($0, fallback: relationship.destinationType)) }
         return ids
     }
 }

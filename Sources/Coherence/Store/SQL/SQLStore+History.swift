@@ -304,7 +304,7 @@ enum TombstoneCoding {
             case .uuid(let uuid): Value(kind: "uuid", value: uuid.uuidString)
             case .url(let url): Value(kind: "url", value: url.absoluteString)
             case .decimal(let decimal): Value(kind: "decimal", value: "\(decimal)")
-            case .null, .objectID, .objectIDs, .toManyFault: Value(kind: "null", value: nil)
+            case .null, .objectID, .objectIDs, .orderedObjectIDs, .toManyFault: Value(kind: "null", value: nil)
             }
         }
         let encoder = JSONEncoder()

@@ -99,6 +99,8 @@ extension SQLStore {
             result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
             var conflicts: [StoreConflictError.Conflict] = []
             var history: [SQLHistoryChange] = []
+            // Ordered relationships whose positions this save writes.
+            var positioned: [(RelationshipDescription, StoreValue)] = []
             for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
                 let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db)
                 if let current, current.version != delete.baseVersion {
@@ -138,6 +140,9 @@ extension SQLStore {
                     continue
                 }
                 try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
+                for relationship in update.entity.relationships where relationship.isOrdered && update.updatedProperties.contains(relationship.name) {
+                    positioned.append((relationship, values[relationship.index]))
+                }
                 result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
                                                              version: version)
             }
@@ -160,6 +165,7 @@ extension SQLStore {
                 }
                 rows[key]!.rows.append((id, values))
                 if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
+                for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((relationship, values[relationship.index])) }
                 let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
                 result.snapshots[id] = snapshot
                 result.insertedSnapshots?.append(snapshot)
@@ -173,6 +179,9 @@ extension SQLStore {
             }
             for (id, entity, values) in joined {
                 try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
+            }
+            for (relationship, value) in positioned {
+                try writePositions(of: relationship, value, in: db)
             }
             if tracksPersistentHistory {
                 history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
@@ -198,7 +207,7 @@ extension SQLStore {
         guard entity.relationships.contains(where: \.isToMany) else { return values }
         var values = values
         for relationship in entity.relationships where relationship.isToMany {
-            if case .objectIDs = values[relationship.index] { continue }
+            if values[relationship.index].toManyMembers != nil { continue }
             values[relationship.index] = .toManyFault
         }
         return values
@@ -239,6 +248,18 @@ extension SQLStore {
             guard let join = SQLSchema.joinTable(relationship, of: entity) else { continue }
             try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(id.key)])
         }
+    }
+
+    /// Writes each destination's position in a loaded ordered relationship
+    /// (into the destination's ``SQLSchema/orderColumn(_:)``), after its
+    /// rows are written. Positions that are already right are not
+    /// rewritten. **Complexity:** one statement per destination.
+    private func writePositions(of relationship: RelationshipDescription, _ value: StoreValue, in db: any SQLDatabase) throws {
+        guard case .orderedObjectIDs(let destinations) = value, !destinations.isEmpty,
+              let column = SQLSchema.orderColumn(relationship).map(SQLSchema.quote) else { return }
+        let key = SQLSchema.quote(SQLSchema.primaryKey)
+        try db.executeMany("UPDATE \(SQLSchema.table(named: relationship.destinationRootEntityName)) SET \(column) = ? WHERE \(key) = ? AND (\(column) IS NULL OR \(column) <> ?)",
+                           destinations.enumerated().map { [.integer(Int64($0.offset)), .integer($0.element.key), .integer(Int64($0.offset))] })
     }
 
     /// Replaces the join rows of each loaded many-to-many relationship.

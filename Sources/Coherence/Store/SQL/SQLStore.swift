@@ -83,6 +83,7 @@ package final class SQLStore: Sendable {
                 if migrated { try Self.markDerivedPending(in: db) } else { migrated = try Self.derivedArePending(in: db) }
                 try SQLSchema.dropFetchIndexes(notDeclaredIn: model, in: db)
                 try migration.apply(in: db)
+                try SQLSchema.addOrderColumns(model, in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
                 try SQLSchema.checkTables(of: model, in: db, location: location)
                 try Self.writeModel(model, in: db)
@@ -383,7 +384,7 @@ package final class SQLStore: Sendable {
         }
     }
 
-    package func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    package func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         let entity = try entity(of: objectID)
         return try read { db in
             if relationship.destinationHasSubentities {
@@ -394,10 +395,11 @@ package final class SQLStore: Sendable {
                 keys = try db.int64s("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(objectID.key)])
             } else {
                 let destination = SQLSchema.table(named: relationship.destinationRootEntityName)
-                keys = try db.int64s("SELECT \(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(destination) WHERE \(SQLSchema.quote(relationship.inverseName)) = ?",
+                keys = try db.int64s("SELECT d.\(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(destination) AS d WHERE d.\(SQLSchema.quote(relationship.inverseName)) = ?"
+                                        + SQLSchema.orderClause(relationship, alias: "d"),
                                      [.integer(objectID.key)])
             }
-            return Set(keys.map { makeObjectID(relationship.destinationType, key: $0) })
+            return keys.map { makeObjectID(relationship.destinationType, key: $0) }
         }
     }
 }

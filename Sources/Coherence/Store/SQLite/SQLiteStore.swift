@@ -192,7 +192,7 @@ public final class SQLiteStore: PersistentStore, AggregatingStore, PersistentHis
         try store.snapshots(of: entity)
     }
 
-    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> Set<ManagedObjectID> {
+    public func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         try store.relatedObjectIDs(of: objectID, relationship: relationship)
     }
 

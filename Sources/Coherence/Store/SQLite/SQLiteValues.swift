@@ -9,7 +9,7 @@ extension StoreValue {
     /// The value bound to an SQL parameter. Object IDs become primary keys.
     var databaseValue: DatabaseValue {
         switch self {
-        case .null, .toManyFault, .objectIDs: .null
+        case .null, .toManyFault, .objectIDs, .orderedObjectIDs: .null
         case .bool(let value): value.databaseValue
         case .integer(let value): value.databaseValue
         case .double(let value): value.databaseValue
@@ -30,7 +30,7 @@ extension StoreValue {
     /// numbers, dates and keys that most columns hold.
     func bind(to statement: SQLiteStatement, at index: CInt) -> CInt {
         switch self {
-        case .null, .toManyFault, .objectIDs: sqlite3_bind_null(statement, index)
+        case .null, .toManyFault, .objectIDs, .orderedObjectIDs: sqlite3_bind_null(statement, index)
         case .bool(let value): sqlite3_bind_int64(statement, index, value ? 1 : 0)
         case .integer(let value): sqlite3_bind_int64(statement, index, value)
         case .double(let value): sqlite3_bind_double(statement, index, value)

@@ -1,0 +1,286 @@
+import Coherence
+import Foundation
+import Testing
+
+// Xcode's generated classes for a model file with an ordered relationship
+// (`Playlist.tracks`, `ordered="YES"`), ported by renaming `@NSManaged` to
+// `@Managed` and deleting the generated accessor functions, which
+// `@Managed var tracks: NSOrderedSet?` generates.
+
+final class Playlist: ManagedObject {}
+
+extension Playlist {
+    @Managed var name: String?
+    @Managed var tracks: NSOrderedSet?
+}
+
+final class Track: ManagedObject {}
+
+extension Track {
+    @Managed var title: String?
+    @Managed var playlist: Playlist?
+}
+
+/// Ordered to-many relationships from model files, as Core Data keeps them:
+/// the value is an `NSOrderedSet`, its order is saved and read back on every
+/// store, and Xcode's generated accessors edit it in place.
+/// <https://developer.apple.com/documentation/coredata/nsrelationshipdescription/isordered>
+@Suite("Ordered relationships")
+struct OrderedRelationshipTests {
+    static let contents = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" sourceLanguage="Swift">
+            <entity name="Playlist" representedClassName="Playlist" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="tracks" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Track" inverseName="playlist" inverseEntity="Track"/>
+            </entity>
+            <entity name="Track" representedClassName="Track" syncable="YES">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <relationship name="playlist" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist" inverseName="tracks" inverseEntity="Playlist"/>
+            </entity>
+        </model>
+        """
+
+    static func model() throws -> ManagedObjectModel {
+        let folder = TestFiles.newURL("Playlists.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: folder.appendingPathComponent("contents"))
+        return try ManagedObjectModel(contentsOf: folder, classes: [Playlist.self, Track.self])
+    }
+
+    /// A store of `kind` and a function that opens a new context on it:
+    /// on a new coordinator for a database, so that what it reads comes
+    /// from the database and not from the first coordinator's cache.
+    static func store(_ kind: StoreKind) throws -> (context: ManagedObjectContext, reopen: () throws -> ManagedObjectContext) {
+        let model = try model()
+        let description = try kind.makeDescription()
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(description)
+        let reopen = {
+            guard kind != .inMemory else {
+                return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            }
+            let second = PersistentStoreCoordinator(managedObjectModel: model)
+            try second.addPersistentStore(description)
+            return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: second)
+        }
+        return (ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator), reopen)
+    }
+
+    static func titles(_ playlist: Playlist) -> [String] {
+        (playlist.tracks?.array ?? []).map { ($0 as! Track).title ?? "" }
+    }
+
+    static func tracks(_ titles: [String], in context: ManagedObjectContext) -> [Track] {
+        titles.map { title in
+            let track = Track(context: context)
+            track.title = title
+            return track
+        }
+    }
+
+    /// The first playlist read in a new context, and its track titles.
+    static func savedTitles(_ reopen: () throws -> ManagedObjectContext) throws -> [String] {
+        let reader = try reopen()
+        return try reader.performAndWait {
+            let playlist = try #require(try reader.fetch(FetchRequest<Playlist>(entityName: "Playlist")).first)
+            return titles(playlist)
+        }
+    }
+
+    /// The order given is the order saved and read back, also after a
+    /// reorder of objects already saved.
+    @Test(arguments: StoreKind.allCases) func orderSurvivesSaveAndFetch(store kind: StoreKind) throws {
+        let (context, reopen) = try Self.store(kind)
+        try context.performAndWait {
+            let playlist = Playlist(context: context)
+            playlist.tracks = NSOrderedSet(array: Self.tracks(["c", "a", "b"], in: context))
+            #expect(Self.titles(playlist) == ["c", "a", "b"])
+            #expect((playlist.value(forKey: "tracks") as? NSOrderedSet)?.count == 3)
+            try context.save()
+        }
+        #expect(try Self.savedTitles(reopen) == ["c", "a", "b"])
+        try context.performAndWait {
+            let playlist = try #require(try context.fetch(FetchRequest<Playlist>(entityName: "Playlist")).first)
+            playlist.tracks = NSOrderedSet(array: playlist.tracks!.array.reversed())
+            try context.save()
+        }
+        #expect(try Self.savedTitles(reopen) == ["b", "a", "c"])
+    }
+
+    /// Xcode's generated accessors of an ordered relationship
+    /// (`insertIntoTracks(_:at:)`, `removeFromTracks(at:)`,
+    /// `replaceTracks(at:with:)`, their `NSIndexSet` forms, `addToTracks`,
+    /// `removeFromTracks`) change the order as `NSMutableOrderedSet` does.
+    /// <https://developer.apple.com/documentation/foundation/nsmutableorderedset>
+    @Test(arguments: StoreKind.allCases) func generatedAccessorsEditTheOrder(store kind: StoreKind) throws {
+        let (context, reopen) = try Self.store(kind)
+        try context.performAndWait {
+            let playlist = Playlist(context: context)
+            let t = Dictionary(uniqueKeysWithValues: Self.tracks(["a", "b", "c", "d", "e", "f"], in: context).map { ($0.title!, $0) })
+            playlist.addToTracks(t["a"]!)
+            playlist.addToTracks(NSOrderedSet(array: [t["b"]!, t["c"]!]))
+            #expect(Self.titles(playlist) == ["a", "b", "c"])
+            playlist.insertIntoTracks(t["d"]!, at: 0)
+            #expect(Self.titles(playlist) == ["d", "a", "b", "c"])
+            playlist.insertIntoTracks(t["a"]!, at: 3)   // already there: stays where it is
+            #expect(Self.titles(playlist) == ["d", "a", "b", "c"])
+            playlist.removeFromTracks(at: 1)
+            #expect(Self.titles(playlist) == ["d", "b", "c"])
+            #expect(t["a"]!.playlist == nil)
+            playlist.replaceTracks(at: 2, with: t["e"]!)
+            #expect(Self.titles(playlist) == ["d", "b", "e"])
+            #expect(t["c"]!.playlist == nil && t["e"]!.playlist === playlist)
+            let positions = NSMutableIndexSet(index: 0)
+            positions.add(2)
+            playlist.insertIntoTracks([t["f"]!, t["a"]!], at: positions)
+            #expect(Self.titles(playlist) == ["f", "d", "a", "b", "e"])
+            playlist.removeFromTracks(at: positions)
+            #expect(Self.titles(playlist) == ["d", "b", "e"])
+            playlist.replaceTracks(at: NSIndexSet(index: 0), with: [t["c"]!])
+            playlist.removeFromTracks(t["b"]!)
+            #expect(Self.titles(playlist) == ["c", "e"])
+            try context.save()
+        }
+        #expect(try Self.savedTitles(reopen) == ["c", "e"])
+    }
+
+    /// Setting the to-one side appends the object at the end of the ordered
+    /// side; moving it removes it from its old playlist, deleting it removes
+    /// it from the order; the positions of those left are saved.
+    @Test(arguments: StoreKind.allCases) func inverseUpkeepKeepsTheOrder(store kind: StoreKind) throws {
+        let (context, reopen) = try Self.store(kind)
+        try context.performAndWait {
+            let first = Playlist(context: context)
+            first.name = "first"
+            let second = Playlist(context: context)
+            second.name = "second"
+            let tracks = Self.tracks(["a", "b", "c", "d"], in: context)
+            for track in tracks { track.playlist = first }
+            #expect(Self.titles(first) == ["a", "b", "c", "d"])
+            try context.save()
+            tracks[1].playlist = second
+            context.delete(tracks[2])
+            context.processPendingChanges()
+            #expect(Self.titles(first) == ["a", "d"])
+            #expect(Self.titles(second) == ["b"])
+            first.insertIntoTracks(tracks[1], at: 0)
+            #expect(Self.titles(first) == ["b", "a", "d"])
+            #expect(Self.titles(second) == [])
+            try context.save()
+        }
+        let reader = try reopen()
+        try reader.performAndWait {
+            let request = FetchRequest<Playlist>(entityName: "Playlist", predicate: Predicate<Playlist>(format: "name == %@", "first"))
+            let first = try #require(try reader.fetch(request).first)
+            #expect(Self.titles(first) == ["b", "a", "d"])
+            #expect(try reader.count(for: FetchRequest<Track>(entityName: "Track")) == 3)
+        }
+    }
+
+    /// Changing only the order is a change of the playlist: it is updated,
+    /// and didChangeObjects names it.
+    @Test func aReorderIsAnUpdate() throws {
+        let (context, _) = try Self.store(.inMemory)
+        try context.performAndWait {
+            let playlist = Playlist(context: context)
+            playlist.tracks = NSOrderedSet(array: Self.tracks(["a", "b"], in: context))
+            try context.save()
+            var updated: Set<ManagedObject> = []
+            let token = context.addObserver(for: ManagedObjectContext.ObjectsDidChangeMessage.self) { change in updated = change.updated }
+            defer { token.cancel() }
+            playlist.tracks = NSOrderedSet(array: playlist.tracks!.array.reversed())
+            #expect(playlist.isUpdated)
+            #expect(playlist.changedValues().keys.sorted() == ["tracks"])
+            context.processPendingChanges()
+            #expect(updated.contains(playlist))
+            // The same order again is no change.
+            try context.save()
+            playlist.tracks = NSOrderedSet(array: playlist.tracks!.array)
+            #expect(!playlist.hasChanges)
+        }
+    }
+
+    /// A nested context's reorder reaches its parent, and a context that
+    /// merges the parent's saves sees the new order.
+    @Test(arguments: StoreKind.allCases) func nestedSavesAndMergesCarryTheOrder(store kind: StoreKind) throws {
+        let (context, _) = try Self.store(kind)
+        let id = try context.performAndWait {
+            let playlist = Playlist(context: context)
+            playlist.tracks = NSOrderedSet(array: Self.tracks(["a", "b", "c"], in: context))
+            try context.save()
+            return playlist.objectID
+        }
+        let watcher = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        watcher.automaticallyMergesChangesFromParent = true
+        try watcher.performAndWait {
+            let playlist = try #require(try watcher.existingObject(with: id) as? Playlist)
+            #expect(Self.titles(playlist) == ["a", "b", "c"])
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = context
+        try child.performAndWait {
+            let playlist = try #require(try child.existingObject(with: id) as? Playlist)
+            playlist.removeFromTracks(at: 0)
+            playlist.insertIntoTracks(Track(context: child).configured("z"), at: 1)
+            #expect(Self.titles(playlist) == ["b", "z", "c"])
+            try child.save()
+        }
+        try context.performAndWait {
+            let playlist = try #require(try context.existingObject(with: id) as? Playlist)
+            #expect(Self.titles(playlist) == ["b", "z", "c"])
+            try context.save()
+        }
+        try watcher.performAndWait {
+            let playlist = try #require(try watcher.existingObject(with: id) as? Playlist)
+            #expect(Self.titles(playlist) == ["b", "z", "c"])
+        }
+    }
+
+    /// A fetch that prefetches the ordered relationship reads it in order.
+    @Test(arguments: StoreKind.databases) func prefetchingKeepsTheOrder(store kind: StoreKind) throws {
+        let (context, reopen) = try Self.store(kind)
+        try context.performAndWait {
+            for name in ["one", "two"] {
+                let playlist = Playlist(context: context)
+                playlist.name = name
+                playlist.tracks = NSOrderedSet(array: Self.tracks(["\(name)-z", "\(name)-a", "\(name)-m"], in: context))
+            }
+            try context.save()
+        }
+        let reader = try reopen()
+        try reader.performAndWait {
+            let request = FetchRequest<Playlist>(entityName: "Playlist")
+            request.sortDescriptors = [SortDescriptor(key: "name")]
+            request.relationshipKeyPathsForPrefetching = ["tracks"]
+            let playlists = try reader.fetch(request)
+            #expect(playlists.map(Self.titles) == [["one-z", "one-a", "one-m"], ["two-z", "two-a", "two-m"]])
+        }
+    }
+}
+
+extension OrderedRelationshipTests {
+    /// An index beyond the end stops the program naming the entity and the
+    /// relationship, as `NSMutableOrderedSet` raises `NSRangeException`.
+    @Test func anIndexBeyondTheEndStopsTheProgramNamingTheRelationship() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try OrderedRelationshipTests.model())
+            try coordinator.addPersistentStore(.inMemory)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            context.performAndWait {
+                let playlist = Playlist(context: context)
+                playlist.insertIntoTracks(Track(context: context), at: 1)
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Playlist.tracks") && message.contains("index 1 is beyond the end"), "\(message)")
+    }
+}
+
+extension Track {
+    /// The track with `title`, for building lists inline.
+    func configured(_ title: String) -> Track {
+        self.title = title
+        return self
+    }
+}
