@@ -72,18 +72,19 @@ extension ManagedObjectContext {
         var newIDs = Set<ManagedObjectID>()
         var newList: [ManagedObjectID] = []
         var foreign: String?
+        let isOrdered = relationship.isOrdered
         for target in targets {
             if target._contextRef === self, !target._access.contains(.invalidated) {
-                if newIDs.insert(target.objectID).inserted { newList.append(target.objectID) }
+                if newIDs.insert(target.objectID).inserted, isOrdered { newList.append(target.objectID) }
             } else {
                 foreign = "\(target.entityNameForMessages) \(target.objectID)"
             }
         }
-        if !relationship.isToMany, newIDs.count > 1 { newIDs = [newList[0]] }
-        let oldList = relationship.isOrdered ? relatedIDList(of: object, relationship) : []
-        let oldIDs = relationship.isOrdered ? Set(oldList) : relatedIDs(of: object, relationship)
+        if !relationship.isToMany, newIDs.count > 1 { newIDs = [newIDs.first!] }
+        let oldList = isOrdered ? relatedIDList(of: object, relationship) : []
+        let oldIDs = isOrdered ? Set(oldList) : relatedIDs(of: object, relationship)
         let hadForeign = object._foreignTargets[index] != nil
-        let reordered = relationship.isOrdered && newList != oldList
+        let reordered = isOrdered && newList != oldList
         guard newIDs != oldIDs || reordered || foreign != nil || hadForeign else { return }
 
         _recordWrite(of: object, property: index)
@@ -92,7 +93,7 @@ extension ManagedObjectContext {
         } else {
             object._extras?.foreignTargets[index] = nil
         }
-        if relationship.isOrdered {
+        if isOrdered {
             relationship.setStorage(.ordered(newList), of: object)
         } else {
             relationship.setMembers(newIDs, of: object)
@@ -100,7 +101,7 @@ extension ManagedObjectContext {
         for removed in oldIDs.subtracting(newIDs) {
             removeInverse(of: relationship, from: self.object(with: removed), pointingTo: object.objectID)
         }
-        for added in newList where !oldIDs.contains(added) && newIDs.contains(added) {
+        for added in newIDs where !oldIDs.contains(added) {
             addInverse(of: relationship, to: registered[added]!, pointingTo: object)
         }
     }
