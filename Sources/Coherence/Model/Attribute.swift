@@ -58,9 +58,13 @@ public class AttributeDeclaration<Value>: PropertyDeclaration, @unchecked Sendab
 
     /// The user info of a model file's attribute (empty for `@Attribute`).
     let userInfo: [String: String]
+    /// Whether a model file declares the attribute Transformable (its
+    /// `Data` is a keyed archive of an object).
+    var isTransformable = false
 
     /// An attribute a model file declares (see `ModelFile+Attributes.swift`).
-    init(fileName name: String, options: [AttributeOption], initialValue: InitialValue, userInfo: [String: String]) {
+    init(fileName name: String, options: [AttributeOption], initialValue: InitialValue, userInfo: [String: String], isTransformable: Bool = false) {
+        self.isTransformable = isTransformable
         self.options = options
         codec = ValueCodec<Value>.make()
         self.initialValue = initialValue

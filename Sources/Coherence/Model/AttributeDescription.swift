@@ -23,6 +23,9 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     /// The user info a model file gives the attribute, as Core Data's
     /// `NSPropertyDescription.userInfo` (empty for a Swift declaration).
     public let userInfo: [String: String]
+    /// Whether a model file declares the attribute Transformable: its
+    /// `Data` is a keyed archive of the object `@Managed` reads and writes.
+    let isTransformable: Bool
     /// The position of this property in the entity's snapshots.
     let index: Int
     /// The declaration's conversions (see ``AttributeCoding``).
@@ -38,7 +41,8 @@ public final class AttributeDescription: Sendable, CustomStringConvertible {
     init(name: String, index: Int, attributeType: AttributeType, isOptional: Bool, defaultValue: StoreValue?,
          access: any AttributeCoding, makeInitialValue: (@Sendable () throws -> StoreValue)? = nil,
          isDerived: Bool = false, isTransient: Bool = false, preservesValueInHistoryOnDeletion: Bool = false,
-         userInfo: [String: String] = [:]) {
+         userInfo: [String: String] = [:], isTransformable: Bool = false) {
+        self.isTransformable = isTransformable
         self.userInfo = userInfo
         self.isTransient = isTransient
         self.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion

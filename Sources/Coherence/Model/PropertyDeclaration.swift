@@ -216,7 +216,8 @@ extension AttributeDeclaration: AttributeDescribing {
             name: name, index: index, attributeType: codec.attributeType, isOptional: codec.isOptional,
             defaultValue: defaultValue, access: self, makeInitialValue: makeInitialValue, isDerived: self is DerivedDescribing,
             isTransient: options.contains(.transient),
-            preservesValueInHistoryOnDeletion: options.contains(.preservesValueInHistoryOnDeletion), userInfo: userInfo)
+            preservesValueInHistoryOnDeletion: options.contains(.preservesValueInHistoryOnDeletion), userInfo: userInfo,
+            isTransformable: isTransformable)
     }
 }
 

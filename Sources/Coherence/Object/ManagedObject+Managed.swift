@@ -18,7 +18,9 @@ extension ManagedObject {
             _prepareForRead(declaration)
             value = _readProperty(at: resolved.index, entity: entity)
         }
-        guard let converted = ManagedValueConversion.convert(value, to: Value.self, property: "\(entity.name).\(declaration.name)") else {
+        let transformable = resolved.index < entity.attributes.count && entity.attributes[resolved.index].isTransformable
+        guard let converted = ManagedValueConversion.convert(value, to: Value.self, transformable: transformable,
+                                                             property: "\(entity.name).\(declaration.name)") else {
             fatalError("Coherence: \(entity.name).\(declaration.name) is \(entity.valueType(at: resolved.index)) in the model; "
                        + "@Managed declares it \(Value.self), which its value \(value.map { "\($0)" } ?? "nil") cannot convert to")
         }
@@ -30,9 +32,13 @@ extension ManagedObject {
         let entity = _managedEntity(declaration.name)
         let resolved = declaration.resolved(in: entity)
         let key = entity.propertyName(at: resolved.index)
-        let type = resolved.index < entity.attributes.count ? entity.attributes[resolved.index].attributeType : nil
-        var value = ManagedValueConversion.storable(newValue, decimal: type == .decimal)
-        if type == .binaryData, let object = value, !(object is Data) {
+        let attribute = resolved.index < entity.attributes.count ? entity.attributes[resolved.index] : nil
+        var value = ManagedValueConversion.storable(newValue, decimal: attribute?.attributeType == .decimal)
+        if let attribute, attribute.attributeType == .binaryData, let object = value, !(object is Data) {
+            guard attribute.isTransformable else {
+                fatalError("Coherence: \(entity.name).\(key) is a Binary attribute in the model, which holds Data; "
+                           + "@Managed declares it \(Value.self) (make it Transformable in the model to keep an object)")
+            }
             // A Transformable attribute: the object, archived; an equal
             // object keeps the archive the attribute has.
             let wrapped = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
@@ -197,7 +203,7 @@ extension ManagedObject {
 enum ManagedValueConversion {
     /// `value` (a property's value; `nil` for none) as a `Value`; `nil`
     /// when it cannot be one.
-    static func convert<Value>(_ value: Any?, to _: Value.Type, property: @autoclosure () -> String) -> Value? {
+    static func convert<Value>(_ value: Any?, to _: Value.Type, transformable: Bool, property: @autoclosure () -> String) -> Value? {
         guard let value else {
             // No value: `nil` for an optional, zero or false for a scalar.
             if let none = (Value.self as? any OptionalValue.Type)?.noValue as? Value { return none }
@@ -209,8 +215,8 @@ enum ManagedValueConversion {
         // The Foundation types Xcode generates.
         if let number = number(value), let typed = number as? Value { return typed }
         if let set = value as? Set<ManagedObject>, let typed = NSSet(array: Array(set)) as? Value { return typed }
-        // A Transformable (or Binary) attribute read as the object it archives.
-        if let data = value as? Data, let object = TransformableArchive.unarchive(data, as: Value.self, property: property()) { return object }
+        // A Transformable attribute read as the object it archives.
+        if transformable, let data = value as? Data, let object = TransformableArchive.unarchive(data, as: Value.self, property: property()) { return object }
         return nil
     }
 

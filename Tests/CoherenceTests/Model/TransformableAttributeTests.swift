@@ -14,6 +14,14 @@ extension Swatchbook {
     @Managed public var swatches: [Color]?
 }
 
+/// A class whose `@Managed` property declares a Binary attribute as an
+/// object: a mistake, since only a Transformable attribute keeps one.
+public class Sketch: ManagedObject {}
+
+extension Sketch {
+    @Managed public var image: Color?
+}
+
 /// Transformable attributes are kept as keyed archives made with secure
 /// coding, as Core Data's default transformer (`NSSecureUnarchiveFromData`)
 /// keeps them, and read back as the `@Managed` property's type.
@@ -28,8 +36,11 @@ struct TransformableAttributeTests {
                 <attribute name="swatches" optional="YES" attributeType="Transformable" customClassName="[Color]"/>
                 <attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>
             </entity>
+            <entity name="Sketch" representedClassName="Sketch">
+                <attribute name="image" optional="YES" attributeType="Binary"/>
+            </entity>
             """)
-        return try ManagedObjectModel(contentsOf: folder, classes: [Swatchbook.self])
+        return try ManagedObjectModel(contentsOf: folder, classes: [Swatchbook.self, Sketch.self])
     }
 
     @Test(arguments: StoreKind.allCases) func valuesRoundTripThroughTheStore(store kind: StoreKind) throws {
@@ -86,5 +97,21 @@ struct TransformableAttributeTests {
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("Swatchbook.swatches") && message.contains("only Foundation values"), "\(message)")
+    }
+    /// A Binary attribute holds `Data`: declaring it as an object in
+    /// `@Managed` stops the program at the first write, naming the
+    /// attribute, instead of archiving the object as a Transformable
+    /// attribute would.
+    @Test func aBinaryAttributeDeclaredAsAnObjectStopsTheProgram() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try TransformableAttributeTests.model())
+            try coordinator.addPersistentStore(.inMemory)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            context.performAndWait {
+                Sketch(context: context).image = Color(name: "ochre")
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Sketch.image is a Binary attribute"), "\(message)")
     }
 }

@@ -126,6 +126,7 @@ extension ModelFile {
         let isOptional: Bool
         let userInfo: [String: String]
         let derivation: DerivationDeclaration?
+        var isTransformable: Bool { element.attributes["attributeType"] == "Transformable" }
 
         /// The declaration, of `Value?` for an optional attribute; its
         /// default value parsed from `text` (`defaultValueString` unless
@@ -155,9 +156,9 @@ extension ModelFile {
                 return DerivedDeclaration<Value>(fileName: name, derivation: derivation, initialValue: initial, userInfo: userInfo)
             }
             if isOptional {
-                return AttributeDeclaration<Value?>(fileName: name, options: options, initialValue: initial, userInfo: userInfo)
+                return AttributeDeclaration<Value?>(fileName: name, options: options, initialValue: initial, userInfo: userInfo, isTransformable: isTransformable)
             }
-            return AttributeDeclaration<Value>(fileName: name, options: options, initialValue: initial, userInfo: userInfo)
+            return AttributeDeclaration<Value>(fileName: name, options: options, initialValue: initial, userInfo: userInfo, isTransformable: isTransformable)
         }
     }
 
