@@ -58,7 +58,17 @@ extension ManagedObjectContext {
                    let relationship = entity.relationship(at: index), relationship.isToMany,
                    let mineIDs = mine?.toManyMembers, let storeIDs = theirs.toManyMembers {
                     let merged = mergedMembers(mine: mineIDs, read: read, store: storeIDs)
-                    if merged != mineIDs {
+                    if relationship.isOrdered {
+                        // The order of the side that wins: this context's if it
+                        // changed the relationship and its object trumps, the
+                        // store's otherwise; the other side's members after.
+                        let mineList = mine?.referencedIDList ?? []
+                        let storeList = theirs.referencedIDList
+                        let mineFirst = policy == .mergeByPropertyObjectTrump && object._changedProperties.contains(index)
+                        var seen = Set<ManagedObjectID>()
+                        let order = (mineFirst ? mineList + storeList : storeList + mineList).filter { merged.contains($0) && seen.insert($0).inserted }
+                        if order != mineList { relationship.setStorage(.ordered(order), of: object) }
+                    } else if merged != mineIDs {
                         relationship.setMembers(merged, of: object)
                     }
                     continue

@@ -84,12 +84,17 @@ extension ManagedObjectContext {
             guard let relationship = entity === common ? declared : entity.relationship(named: declared.name),
                   let survivorRelationship = survivorEntity === entity ? relationship : survivorEntity.relationship(named: declared.name)
             else { continue }
-            let moved = relatedIDs(of: duplicate, relationship)
-            guard !moved.isEmpty else { continue }
+            let movedList = relatedIDList(of: duplicate, relationship)
+            guard !movedList.isEmpty else { continue }
+            let moved = Set(movedList)
             // Emptied first, so that the duplicate's delete rules find nothing.
             _setRelationship(of: duplicate, index: relationship.index, to: [])
             if relationship.isToMany {
-                let joined = relatedIDs(of: survivor, survivorRelationship).union(moved)
+                // The survivor's destinations, then the duplicate's, each in
+                // their order (an ordered relationship keeps it).
+                let kept = relatedIDList(of: survivor, survivorRelationship)
+                let keptSet = Set(kept)
+                let joined = kept + movedList.filter { !keptSet.contains($0) }
                 _setRelationship(of: survivor, index: survivorRelationship.index, to: joined.map { object(with: $0) })
             } else if objectWins || relatedIDs(of: survivor, survivorRelationship).isEmpty {
                 _setRelationship(of: survivor, index: survivorRelationship.index, to: moved.map { object(with: $0) })

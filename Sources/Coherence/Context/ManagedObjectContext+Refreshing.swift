@@ -80,7 +80,7 @@ extension ManagedObjectContext {
                 for index in changed {
                     guard entity.relationship(at: index) != nil, let committed = object._committedStoreValue(at: index),
                           committed != .toManyFault else { continue }
-                    _setRelationship(of: object, index: index, to: committed.referencedIDs.map { self.object(with: $0) })
+                    _setRelationship(of: object, index: index, to: committed.referencedIDList.map { self.object(with: $0) })
                 }
             }
             object.willTurnIntoFault()

@@ -92,21 +92,36 @@ extension RelationshipDescription {
 
     /// Sets the destinations of `object` to `ids`, without change tracking
     /// or inverse upkeep. An ordered relationship keeps the order of the
-    /// destinations it had and appends the others after them, as Core Data
-    /// appends an object whose inverse is set. **Complexity:** O(n).
+    /// destinations it had; one it gets back (a refresh or rollback of the
+    /// destination) returns to its saved place, and the others are
+    /// appended, as Core Data appends an object whose inverse is set.
+    /// **Complexity:** O(n).
     func setMembers(_ ids: Set<ManagedObjectID>, of object: ManagedObject) {
         guard isOrdered else { return setStorage(RelationshipStorage(ids: ids, isToMany: isToMany), of: object) }
-        setStorage(.ordered(Self.order(ids, keeping: storage(of: object).loadedIDList ?? [])), of: object)
+        var saved: [ManagedObjectID] = []
+        if case .orderedObjectIDs(let list)? = object._snapshot?.values[index] { saved = list }
+        setStorage(.ordered(Self.order(ids, keeping: storage(of: object).loadedIDList ?? [], saved: saved)), of: object)
     }
 
-    /// `ids` in the order of `current`, followed by those `current` lacks
-    /// (by key, so that the order does not depend on hashing).
-    static func order(_ ids: Set<ManagedObjectID>, keeping current: [ManagedObjectID]) -> [ManagedObjectID] {
+    /// `ids` in the order of `current`; those `current` lacks go to their
+    /// place in `saved` (after the nearest one before them there) or, if
+    /// `saved` lacks them too, at the end by key (so that the order does
+    /// not depend on hashing).
+    static func order(_ ids: Set<ManagedObjectID>, keeping current: [ManagedObjectID], saved: [ManagedObjectID] = []) -> [ManagedObjectID] {
         var list = current.filter { ids.contains($0) }
-        if list.count < ids.count {
-            let kept = Set(list)
-            list += ids.filter { !kept.contains($0) }.sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
+        guard list.count < ids.count else { return list }
+        let kept = Set(list)
+        var added = ids.filter { !kept.contains($0) }
+        if added.contains(where: { saved.contains($0) }) {
+            let place = Dictionary(saved.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+            for id in added.filter({ place[$0] != nil }).sorted(by: { place[$0]! < place[$1]! }) {
+                let position = place[id]!
+                let after = list.lastIndex { place[$0].map { $0 < position } ?? false }
+                list.insert(id, at: after.map { $0 + 1 } ?? 0)
+                added.remove(id)
+            }
         }
+        list += added.sorted { ($0.entityName, $0.key) < ($1.entityName, $1.key) }
         return list
     }
 

@@ -33,7 +33,9 @@ public enum StoreValue: Sendable, Hashable {
     /// The destinations of a to-many relationship.
     case objectIDs(Set<ManagedObjectID>)
     /// The destinations of an ordered to-many relationship, in order
-    /// (Core Data's `NSOrderedSet`; no ID appears twice).
+    /// (Core Data's `NSOrderedSet`; no ID appears twice). A store's
+    /// snapshots hold this, or ``toManyFault``, for an ordered
+    /// relationship (``RelationshipDescription/isOrdered``).
     case orderedObjectIDs([ManagedObjectID])
     /// A to-many relationship whose destinations are not loaded yet; the
     /// context loads them with one query when the relationship is first used.

@@ -21,7 +21,8 @@ extension ManagedObject {
         let transformable = resolved.index < entity.attributes.count && entity.attributes[resolved.index].isTransformable
         guard let converted = ManagedValueConversion.convert(value, to: Value.self, transformable: transformable,
                                                              property: "\(entity.name).\(declaration.name)") else {
-            fatalError("Coherence: \(entity.name).\(declaration.name) is \(entity.valueType(at: resolved.index)) in the model; "
+            let modelType = entity.relationship(at: resolved.index)?.isOrdered == true ? "NSOrderedSet" : "\(entity.valueType(at: resolved.index))"
+            fatalError("Coherence: \(entity.name).\(declaration.name) is \(modelType) in the model; "
                        + "@Managed declares it \(Value.self), which its value \(value.map { "\($0)" } ?? "nil") cannot convert to")
         }
         return converted

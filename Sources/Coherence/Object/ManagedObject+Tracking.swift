@@ -113,7 +113,8 @@ extension ManagedObject {
     /// The properties whose values differ from the committed ones, by name.
     /// For an inserted object, every property that has a value. Attribute
     /// values are their Swift values, to-one relationships the related object,
-    /// to-many relationships a `Set<ManagedObject>`; `nil` is `NSNull()`.
+    /// to-many relationships a `Set<ManagedObject>` (an `NSOrderedSet` for an
+    /// ordered one); `nil` is `NSNull()`.
     /// As in Core Data, only persistent properties are reported, not
     /// transient attributes (``AttributeOption/transient``), whose changes
     /// still make the object updated.

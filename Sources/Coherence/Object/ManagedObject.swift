@@ -301,11 +301,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
                 objects = []
             } else if let object = value as? ManagedObject, !relationship.isToMany {
                 objects = [object]
-            } else if let sequence = value as? any Sequence, relationship.isToMany {
+            } else if let sequence = value as? any Sequence, relationship.isToMany,
+                      !relationship.isOrdered || !(value is NSSet || value is any SetAlgebra) {
+                // An ordered relationship takes an ordered collection: a set has no order to keep.
                 objects = Array(sequence) as? [ManagedObject]
             }
             guard let objects, objects.allSatisfy({ $0._isDestination(of: relationship) }) else {
-                let expected = relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
+                let expected = relationship.isOrdered ? "an NSOrderedSet (or an array) of \(relationship.destinationEntityName)"
+                    : relationship.isToMany ? "Set<\(relationship.destinationEntityName)>" : "\(relationship.destinationEntityName)?"
                 fatalError("Coherence: unacceptable value for \(entity.name).\(key): expected \(expected), got \(Self._typeName(of: value))")
             }
             _setRelationship(index: index, to: objects)
@@ -417,7 +420,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// it with the current value of each attribute and loaded relationship
     /// (of an updated object, each changed relationship)
     /// (`nil` for an optional attribute that is `nil` or an empty to-one
-    /// relationship; a to-many relationship's value is a `Set<ManagedObject>`).
+    /// relationship; a to-many relationship's value is a `Set<ManagedObject>`,
+    /// an ordered one's an `NSOrderedSet`).
     /// Throw to reject the value: a ``ValidationError`` is reported as it is,
     /// any other error as ``ValidationError/rejected(entity:property:error:)``
     /// naming the key.

@@ -147,8 +147,11 @@ public struct StoreSaveRequest: Sendable {
         /// The version the context read; the store has moved on if it differs.
         public let baseVersion: Int64
         /// The names of the properties whose values changed: for persistent
-        /// history (``PersistentHistoryChange/updatedProperties``), and for a
-        /// nested context's save, whose parent applies only these.
+        /// history (``PersistentHistoryChange/updatedProperties``), for a
+        /// nested context's save, whose parent applies only these, and for
+        /// an entity with an ordered relationship, whose positions the SQL
+        /// stores write only when it changed. Empty when none of these
+        /// needs it.
         public var updatedProperties: [String] = []
         /// For a nested context's save: the snapshot the child read (its
         /// parent starts from it when it holds no version of the object).

@@ -44,6 +44,28 @@ extension Novel {
     var storedTitle: String? { primitiveTitle }
 }
 
+// Borrower+CoreDataClass.swift and Recording+CoreDataClass.swift, with
+// their properties; Recording, like Novel, has the non-entity base class
+// LibraryRecord. `media` is ordered in version 2 of the model.
+
+public class Borrower: ManagedObject {}
+
+extension Borrower {
+    @Managed public var name: String
+    @Managed public var visits: Int64
+    @Managed public var nickname: String?
+    @Managed public var media: NSOrderedSet?
+}
+
+final class Recording: LibraryRecord {}
+
+extension Recording {
+    @Managed public var title: String?
+    @Managed public var minutes: Double
+    @Managed public var borrowerName: String?
+    @Managed public var borrower: Borrower?
+}
+
 /// `@Managed` properties and accessors, declared in extensions as Xcode
 /// generates them, on every store.
 @Suite("@Managed properties")
@@ -116,6 +138,47 @@ struct ManagedPropertyTests {
         try reader.performAndWait {
             let bookcase = try #require(try reader.fetch(Bookcase.fetchRequest()).first)
             #expect(bookcase.novels?.count == 1)
+        }
+    }
+
+    /// An ordered relationship to an abstract entity's sub-entities
+    /// (`Borrower.media`: novels and recordings) through Xcode's generated
+    /// accessors, with the derived `borrowerName` following it; the order
+    /// is saved and read back on every store.
+    @Test(arguments: StoreKind.allCases) func orderedAccessorsAcrossSubentities(store kind: StoreKind) throws {
+        let model = try ManagedObjectModel(contentsOf: ModelFileTests.library, classes: [Novel.self, Bookcase.self, Borrower.self, Recording.self])
+        let context = try ModelFileTests.context(try kind.makeDescription(), model: model)
+        try context.performAndWait {
+            let ada = Borrower(context: context)
+            ada.name = "Ada"
+            let (emma, goldberg, persuasion) = (Novel(context: context), Recording(context: context), Novel(context: context))
+            emma.title = "Emma"
+            goldberg.title = "Goldberg Variations"
+            persuasion.title = "Persuasion"
+            ada.addToMedia(emma)
+            ada.insertIntoMedia(goldberg, at: 0)
+            ada.insertIntoMedia([persuasion], at: NSIndexSet(index: 1))
+            #expect(ada.media?.array.compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String }
+                    == ["Goldberg Variations", "Persuasion", "Emma"])
+            #expect(goldberg.borrower === ada && emma.borrower === ada)
+            context.processPendingChanges()
+            #expect(goldberg.borrowerName == "Ada")
+            try context.save()
+        }
+        let reader = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        try reader.performAndWait {
+            let ada = try #require(try reader.fetch(FetchRequest<Borrower>(entityName: "Borrower")).first)
+            #expect(ada.media?.array.compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String }
+                    == ["Goldberg Variations", "Persuasion", "Emma"])
+            #expect((ada.media?.firstObject as? Recording)?.minutes == 0)
+            ada.removeFromMedia(at: 0)
+            try reader.save()
+        }
+        let second = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: context.persistentStoreCoordinator!)
+        try second.performAndWait {
+            let ada = try #require(try second.fetch(FetchRequest<Borrower>(entityName: "Borrower")).first)
+            #expect(ada.media?.array.compactMap { ($0 as? ManagedObject)?.value(forKey: "title") as? String } == ["Persuasion", "Emma"])
+            #expect(try second.count(for: FetchRequest<Recording>(entityName: "Recording")) == 1)
         }
     }
 

@@ -78,11 +78,6 @@ struct ModelFileErrorTests {
                 <relationship name="pamphlets" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="pages" inverseEntity="Pamphlet"/>
             </entity>
             """, line: 4, entity: "Pamphlet", property: "pages", reason: "Coherence does not keep ordered many-to-many relationships"),
-        Case(name: "ordered to-one relationship", entities: """
-            <entity name="Pamphlet">
-                <relationship name="cover" optional="YES" maxCount="1" ordered="YES" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="cover" inverseEntity="Pamphlet"/>
-            </entity>
-            """, line: 4, entity: "Pamphlet", property: "cover", reason: "only a to-many relationship can be ordered"),
         Case(name: "relationship without inverse", entities: """
             <entity name="Pamphlet">
                 <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Pamphlet"/>

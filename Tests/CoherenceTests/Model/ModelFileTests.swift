@@ -4,8 +4,8 @@ import Testing
 
 // The class a port of the `Library` model's Xcode-generated
 // `Novel+CoreDataClass.swift` gives, under a base class that is no entity
-// (the other entities have no class: their objects are plain
-// `ManagedObject`s, as in Core Data).
+// (these tests list no other class: the other entities' objects are plain
+// `ManagedObject`s, as in Core Data; ManagedPropertyTests lists more).
 class LibraryRecord: ManagedObject {
     var shelfMark: String { "\(entity.name)-\(objectID.primaryKey ?? 0)" }
 }

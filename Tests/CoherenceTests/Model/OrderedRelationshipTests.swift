@@ -33,6 +33,11 @@ struct OrderedRelationshipTests {
             <entity name="Playlist" representedClassName="Playlist" syncable="YES">
                 <attribute name="name" optional="YES" attributeType="String"/>
                 <relationship name="tracks" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Track" inverseName="playlist" inverseEntity="Track"/>
+                <uniquenessConstraints>
+                    <uniquenessConstraint>
+                        <constraint value="name"/>
+                    </uniquenessConstraint>
+                </uniquenessConstraints>
             </entity>
             <entity name="Track" representedClassName="Track" syncable="YES">
                 <attribute name="title" optional="YES" attributeType="String"/>
@@ -260,6 +265,154 @@ struct OrderedRelationshipTests {
 }
 
 extension OrderedRelationshipTests {
+    /// The playlist named `name` in `context`.
+    static func playlist(_ name: String, in context: ManagedObjectContext) throws -> Playlist {
+        let request = FetchRequest<Playlist>(entityName: "Playlist", predicate: Predicate<Playlist>(format: "name == %@", name))
+        return try #require(try context.fetch(request).first)
+    }
+
+    /// A saved playlist "Mix" of tracks a, b, c.
+    static func savedMix(_ kind: StoreKind) throws -> (context: ManagedObjectContext, reopen: () throws -> ManagedObjectContext) {
+        let store = try store(kind)
+        try store.context.performAndWait {
+            let mix = Playlist(context: store.context)
+            mix.name = "Mix"
+            mix.tracks = NSOrderedSet(array: tracks(["a", "b", "c"], in: store.context))
+            try store.context.save()
+        }
+        return store
+    }
+
+    /// An inserted duplicate of a saved playlist (a uniqueness conflict)
+    /// gives its tracks to the saved one, after the saved one's, in their
+    /// order.
+    @Test(arguments: StoreKind.allCases) func aConstraintMergeAppendsTheDuplicatesTracksInOrder(store kind: StoreKind) throws {
+        let (context, reopen) = try Self.savedMix(kind)
+        let importer = try reopen()
+        importer.mergePolicy = .mergeByPropertyObjectTrump
+        try importer.performAndWait {
+            let duplicate = Playlist(context: importer)
+            duplicate.name = "Mix"
+            duplicate.tracks = NSOrderedSet(array: Self.tracks(["y", "x"], in: importer))
+            try importer.save()
+        }
+        _ = context
+        #expect(try Self.savedTitles(reopen) == ["a", "b", "c", "y", "x"])
+    }
+
+    /// A save that meets another writer's reorder: a context that did not
+    /// change the order takes the store's; one that did keeps its own under
+    /// `.mergeByPropertyObjectTrump` and takes the store's (its additions
+    /// after) under `.mergeByPropertyStoreTrump`.
+    @Test(arguments: StoreKind.databases) func conflictsResolveTheOrderByPolicy(store kind: StoreKind) throws {
+        for (policy, appends, expected) in [(MergePolicy.mergeByPropertyObjectTrump, false, ["c", "b", "a"]),
+                                            (.mergeByPropertyObjectTrump, true, ["a", "b", "c", "d"]),
+                                            (.mergeByPropertyStoreTrump, true, ["c", "b", "a", "d"])] {
+            let (_, reopen) = try Self.savedMix(kind)
+            let mine = try reopen()
+            mine.mergePolicy = policy
+            try mine.performAndWait { _ = Self.titles(try Self.playlist("Mix", in: mine)) }
+            let theirs = try reopen()
+            try theirs.performAndWait {
+                let mix = try Self.playlist("Mix", in: theirs)
+                mix.tracks = NSOrderedSet(array: mix.tracks!.array.reversed())
+                try theirs.save()
+            }
+            try mine.performAndWait {
+                let mix = try Self.playlist("Mix", in: mine)
+                if appends {
+                    mix.addToTracks(Track(context: mine).configured("d"))
+                } else {
+                    mix.name = "Mix 2"
+                }
+                try mine.save()
+                #expect(Self.titles(mix) == expected, "\(policy), appending: \(appends)")
+            }
+            #expect(try Self.savedTitles(reopen) == expected, "\(policy), appending: \(appends)")
+        }
+    }
+
+    /// A model version that renames the to-one side (renaming ID
+    /// `playlist`) keeps the saved order: the position column follows.
+    @Test(arguments: StoreKind.databases) func renamingTheInverseKeepsTheOrder(store kind: StoreKind) throws {
+        func model(_ name: String, inverse: String, renamingID: String = "") throws -> ManagedObjectModel {
+            let renaming = renamingID.isEmpty ? "" : " elementID=\"\(renamingID)\""
+            let folder = try ModelFileErrorTests.modelFolder("""
+                <entity name="Playlist">
+                    <attribute name="name" optional="YES" attributeType="String"/>
+                    <relationship name="tracks" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Track" inverseName="\(inverse)" inverseEntity="Track"/>
+                </entity>
+                <entity name="Track">
+                    <attribute name="title" optional="YES" attributeType="String"/>
+                    <relationship name="\(inverse)" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist" inverseName="tracks" inverseEntity="Playlist"\(renaming)/>
+                </entity>
+                """)
+            return try ManagedObjectModel(contentsOf: folder)
+        }
+        func context(_ model: ManagedObjectModel, _ description: PersistentStoreDescription) throws -> ManagedObjectContext {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(description)
+            return ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+        }
+        func titles(_ playlist: ManagedObject) -> [String] {
+            ((playlist.value(forKey: "tracks") as? NSOrderedSet)?.array ?? []).map { ($0 as! ManagedObject).value(forKey: "title") as? String ?? "" }
+        }
+        let description = try kind.makeDescription()
+        let old = try context(try model("V1", inverse: "playlist"), description)
+        try old.performAndWait {
+            let playlist = EntityDescription.insertNewObject(forEntityName: "Playlist", into: old)
+            let tracks = ["c", "a", "b"].map { title in
+                let track = EntityDescription.insertNewObject(forEntityName: "Track", into: old)
+                track.setValue(title, forKey: "title")
+                return track
+            }
+            playlist.setValue(NSOrderedSet(array: tracks), forKey: "tracks")
+            try old.save()
+        }
+        let current = try context(try model("V2", inverse: "list", renamingID: "playlist"), description)
+        try current.performAndWait {
+            let playlist = try #require(try current.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
+            #expect(titles(playlist) == ["c", "a", "b"])
+            let track = try #require((playlist.value(forKey: "tracks") as? NSOrderedSet)?.firstObject as? ManagedObject)
+            #expect(track.value(forKey: "list") as? ManagedObject === playlist)
+        }
+    }
+
+    /// Refreshing a moved track without merging puts it back where it was
+    /// in its saved playlist, which then has no change.
+    @Test func refreshingAMovedTrackRestoresItsPosition() throws {
+        let (context, _) = try Self.savedMix(.inMemory)
+        try context.performAndWait {
+            let mix = try Self.playlist("Mix", in: context)
+            let other = Playlist(context: context)
+            other.name = "Other"
+            try context.save()
+            let b = mix.tracks![1] as! Track
+            b.playlist = other
+            #expect(Self.titles(mix) == ["a", "c"])
+            context.refresh(b, mergeChanges: false)
+            #expect(Self.titles(mix) == ["a", "b", "c"])
+            #expect(Self.titles(other) == [])
+            #expect(!mix.hasChanges)
+        }
+    }
+
+    /// Setting an ordered relationship to a `Set` stops the program, as
+    /// Core Data raises for an `NSSet`: a set has no order to keep.
+    @Test func aSetForAnOrderedRelationshipStopsTheProgram() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let coordinator = PersistentStoreCoordinator(managedObjectModel: try OrderedRelationshipTests.model())
+            try coordinator.addPersistentStore(.inMemory)
+            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            context.performAndWait {
+                let playlist = Playlist(context: context)
+                playlist.setValue(Set([Track(context: context)]), forKey: "tracks")
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Playlist.tracks") && message.contains("NSOrderedSet"), "\(message)")
+    }
+
     /// An index beyond the end stops the program naming the entity and the
     /// relationship, as `NSMutableOrderedSet` raises `NSRangeException`.
     @Test func anIndexBeyondTheEndStopsTheProgramNamingTheRelationship() async {

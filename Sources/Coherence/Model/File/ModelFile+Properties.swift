@@ -208,10 +208,9 @@ extension ModelFile {
             guard let count = Int(text), count >= 0 else { throw fail("\(key) \"\(text)\" is not a count") }
             counts[key] = count
         }
-        let isOrdered = Self.flag(element, "ordered")
-        if !isToMany, isOrdered {
-            throw fail("only a to-many relationship can be ordered")
-        } else if !isToMany, let maxCount = counts["maxCount"], maxCount != 1 {
+        // Core Data ignores `ordered` on a to-one relationship.
+        let isOrdered = isToMany && Self.flag(element, "ordered")
+        if !isToMany, let maxCount = counts["maxCount"], maxCount != 1 {
             throw fail("a to-one relationship has maxCount 1, not \(maxCount)")
         }
         let rules: [String: DeleteRule] = ["Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction]

@@ -260,6 +260,9 @@ struct SQLMigration {
                         }
                     }
                 }
+                if relationship.isToMany, !relationship.inverseIsToMany, old.isOrdered == true, let oldInverse = old.inverse {
+                    migratePositions(of: relationship, oldColumn: "Z_FOK_" + oldInverse)
+                }
                 if oldName != relationship.name, !relationship.isToMany {
                     steps.append { db in
                         try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(oldName)"))", [])
@@ -285,6 +288,25 @@ struct SQLMigration {
                 }
             } else if old.inverseIsToMany {
                 steps.append { db in try db.execute("DROP TABLE IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(name)"))", []) }
+            }
+        }
+    }
+
+    /// Keeps the positions of a relationship that was ordered (in
+    /// `oldColumn` of its destination's table): renamed with its inverse,
+    /// dropped when it is no longer ordered, so that stale positions never
+    /// come back if it is ordered again. A relationship that becomes
+    /// ordered gets its column from ``SQLSchema/addOrderColumns(_:in:)``.
+    private mutating func migratePositions(of relationship: RelationshipDescription, oldColumn: String) {
+        let tableName = relationship.destinationRootEntityName
+        let column = SQLSchema.orderColumn(relationship)
+        guard column != oldColumn else { return }
+        steps.append { db in
+            guard try db.columnNames(tableName).contains(oldColumn) else { return }
+            if let column {
+                try db.execute("ALTER TABLE \(SQLSchema.table(named: tableName)) RENAME COLUMN \(SQLSchema.quote(oldColumn)) TO \(SQLSchema.quote(column))", [])
+            } else {
+                try db.execute("ALTER TABLE \(SQLSchema.table(named: tableName)) DROP COLUMN \(SQLSchema.quote(oldColumn))", [])
             }
         }
     }

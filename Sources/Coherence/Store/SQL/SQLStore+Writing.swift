@@ -100,7 +100,7 @@ extension SQLStore {
             var conflicts: [StoreConflictError.Conflict] = []
             var history: [SQLHistoryChange] = []
             // Ordered relationships whose positions this save writes.
-            var positioned: [(RelationshipDescription, StoreValue)] = []
+            var positioned: [(owner: ManagedObjectID, RelationshipDescription, StoreValue)] = []
             for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
                 let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db)
                 if let current, current.version != delete.baseVersion {
@@ -141,7 +141,7 @@ extension SQLStore {
                 }
                 try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
                 for relationship in update.entity.relationships where relationship.isOrdered && update.updatedProperties.contains(relationship.name) {
-                    positioned.append((relationship, values[relationship.index]))
+                    positioned.append((update.objectID, relationship, values[relationship.index]))
                 }
                 result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
                                                              version: version)
@@ -165,7 +165,7 @@ extension SQLStore {
                 }
                 rows[key]!.rows.append((id, values))
                 if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
-                for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((relationship, values[relationship.index])) }
+                for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((id, relationship, values[relationship.index])) }
                 let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
                 result.snapshots[id] = snapshot
                 result.insertedSnapshots?.append(snapshot)
@@ -180,8 +180,8 @@ extension SQLStore {
             for (id, entity, values) in joined {
                 try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
             }
-            for (relationship, value) in positioned {
-                try writePositions(of: relationship, value, in: db)
+            for (owner, relationship, value) in positioned {
+                try writePositions(of: relationship, owner: owner, value, in: db)
             }
             if tracksPersistentHistory {
                 history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
@@ -250,16 +250,25 @@ extension SQLStore {
         }
     }
 
-    /// Writes each destination's position in a loaded ordered relationship
-    /// (into the destination's ``SQLSchema/orderColumn(_:)``), after its
-    /// rows are written. Positions that are already right are not
-    /// rewritten. **Complexity:** one statement per destination.
-    private func writePositions(of relationship: RelationshipDescription, _ value: StoreValue, in db: any SQLDatabase) throws {
+    /// Writes the position of each destination of `owner`'s loaded ordered
+    /// relationship (into the destination's ``SQLSchema/orderColumn(_:)``),
+    /// after the rows are written, for the destinations whose saved
+    /// position differs. **Complexity:** one query for the saved positions,
+    /// then one statement per destination that moved (appending to a long
+    /// list writes one).
+    private func writePositions(of relationship: RelationshipDescription, owner: ManagedObjectID, _ value: StoreValue,
+                                in db: any SQLDatabase) throws {
         guard case .orderedObjectIDs(let destinations) = value, !destinations.isEmpty,
               let column = SQLSchema.orderColumn(relationship).map(SQLSchema.quote) else { return }
         let key = SQLSchema.quote(SQLSchema.primaryKey)
-        try db.executeMany("UPDATE \(SQLSchema.table(named: relationship.destinationRootEntityName)) SET \(column) = ? WHERE \(key) = ? AND (\(column) IS NULL OR \(column) <> ?)",
-                           destinations.enumerated().map { [.integer(Int64($0.offset)), .integer($0.element.key), .integer(Int64($0.offset))] })
+        let table = SQLSchema.table(named: relationship.destinationRootEntityName)
+        var saved: [Int64: Int64] = [:]
+        try db.forEachRow("SELECT \(key), \(column) FROM \(table) WHERE \(SQLSchema.quote(relationship.inverseName)) = ?", [.integer(owner.key)]) { row in
+            if let position = row.integer(1) { saved[row.int64(0)] = position }
+        }
+        let moved = destinations.enumerated().filter { saved[$0.element.key] != Int64($0.offset) }
+        guard !moved.isEmpty else { return }
+        try db.executeMany("UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", moved.map { [.integer(Int64($0.offset)), .integer($0.element.key)] })
     }
 
     /// Replaces the join rows of each loaded many-to-many relationship.
