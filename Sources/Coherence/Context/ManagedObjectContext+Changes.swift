@@ -132,7 +132,7 @@ extension ManagedObjectContext {
         guard ids.contains(sourceID) else { return }
         _recordWrite(of: target, property: inverse.index)
         ids.remove(sourceID)
-        inverse.setMembers(ids, of: target)
+        inverse.setMembers(ids, of: target, returningToSavedPlaces: isRestoringSavedRelationships)
     }
 
     /// Adds `source` to `target`'s side of `relationship`; for a to-one
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
             ids = []
         }
         ids.insert(source.objectID)
-        inverse.setMembers(ids, of: target)
+        inverse.setMembers(ids, of: target, returningToSavedPlaces: isRestoringSavedRelationships)
     }
 
     // MARK: Deleting

@@ -59,12 +59,16 @@ extension ManagedObjectContext {
                    let mineIDs = mine?.toManyMembers, let storeIDs = theirs.toManyMembers {
                     let merged = mergedMembers(mine: mineIDs, read: read, store: storeIDs)
                     if relationship.isOrdered {
-                        // The order of the side that wins: this context's if it
-                        // changed the relationship and its object trumps, the
-                        // store's otherwise; the other side's members after.
+                        // The order of the side that wins, per property: this
+                        // context's if it changed the order, unless the store
+                        // changed it too under store trump; the other side's
+                        // members after.
                         let mineList = mine?.referencedIDList ?? []
                         let storeList = theirs.referencedIDList
-                        let mineFirst = policy == .mergeByPropertyObjectTrump && object._changedProperties.contains(index)
+                        let readList: [ManagedObjectID]? = if case .orderedObjectIDs(let list)? = read { list } else { nil }
+                        let changedHere = readList.map { $0 != mineList } ?? object._changedProperties.contains(index)
+                        let changedThere = readList.map { $0 != storeList } ?? true
+                        let mineFirst = changedHere && (policy == .mergeByPropertyObjectTrump || !changedThere)
                         var seen = Set<ManagedObjectID>()
                         let order = (mineFirst ? mineList + storeList : storeList + mineList).filter { merged.contains($0) && seen.insert($0).inserted }
                         if order != mineList { relationship.setStorage(.ordered(order), of: object) }

@@ -77,6 +77,8 @@ extension ManagedObjectContext {
         } else {
             if !mergeChanges {
                 // Undo relationship changes through the setter so destinations follow.
+                isRestoringSavedRelationships = true
+                defer { isRestoringSavedRelationships = false }
                 for index in changed {
                     guard entity.relationship(at: index) != nil, let committed = object._committedStoreValue(at: index),
                           committed != .toManyFault else { continue }

@@ -92,6 +92,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Set while ``processPendingChanges()`` runs, which announces what
     /// changes meanwhile itself.
     var isProcessingPendingChanges = false
+    /// Set while a refresh undoes relationship changes: a member an ordered
+    /// relationship gets back returns to its saved place instead of the end.
+    var isRestoringSavedRelationships = false
     /// Set while a save calls its objects' validation methods; their default
     /// implementations then leave out the checks the save makes itself.
     var isValidatingSave = false

@@ -92,14 +92,15 @@ extension RelationshipDescription {
 
     /// Sets the destinations of `object` to `ids`, without change tracking
     /// or inverse upkeep. An ordered relationship keeps the order of the
-    /// destinations it had; one it gets back (a refresh or rollback of the
-    /// destination) returns to its saved place, and the others are
-    /// appended, as Core Data appends an object whose inverse is set.
-    /// **Complexity:** O(n).
-    func setMembers(_ ids: Set<ManagedObjectID>, of object: ManagedObject) {
+    /// destinations it had and appends the others, as Core Data appends an
+    /// object whose inverse is set; with `returningToSavedPlaces` (a
+    /// refresh undoing a move), one it had when saved goes back to its
+    /// saved place. **Complexity:** O(n) for n destinations; O(n + s) with
+    /// `returningToSavedPlaces`, for s saved ones.
+    func setMembers(_ ids: Set<ManagedObjectID>, of object: ManagedObject, returningToSavedPlaces: Bool = false) {
         guard isOrdered else { return setStorage(RelationshipStorage(ids: ids, isToMany: isToMany), of: object) }
         var saved: [ManagedObjectID] = []
-        if case .orderedObjectIDs(let list)? = object._snapshot?.values[index] { saved = list }
+        if returningToSavedPlaces, case .orderedObjectIDs(let list)? = object._snapshot?.values[index] { saved = list }
         setStorage(.ordered(Self.order(ids, keeping: storage(of: object).loadedIDList ?? [], saved: saved)), of: object)
     }
 
@@ -112,7 +113,7 @@ extension RelationshipDescription {
         guard list.count < ids.count else { return list }
         let kept = Set(list)
         var added = ids.filter { !kept.contains($0) }
-        if added.contains(where: { saved.contains($0) }) {
+        if !saved.isEmpty {
             let place = Dictionary(saved.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
             for id in added.filter({ place[$0] != nil }).sorted(by: { place[$0]! < place[$1]! }) {
                 let position = place[id]!

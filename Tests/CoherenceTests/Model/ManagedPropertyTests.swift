@@ -151,10 +151,16 @@ struct ManagedPropertyTests {
         try context.performAndWait {
             let ada = Borrower(context: context)
             ada.name = "Ada"
-            let (emma, goldberg, persuasion) = (Novel(context: context), Recording(context: context), Novel(context: context))
+            // Keys in the reverse of the order saved below (one save each), so
+            // that a lost order (read back by key) cannot pass for it.
+            let emma = Novel(context: context)
             emma.title = "Emma"
-            goldberg.title = "Goldberg Variations"
+            try context.save()
+            let persuasion = Novel(context: context)
             persuasion.title = "Persuasion"
+            try context.save()
+            let goldberg = Recording(context: context)
+            goldberg.title = "Goldberg Variations"
             ada.addToMedia(emma)
             ada.insertIntoMedia(goldberg, at: 0)
             ada.insertIntoMedia([persuasion], at: NSIndexSet(index: 1))

@@ -271,13 +271,20 @@ extension OrderedRelationshipTests {
         return try #require(try context.fetch(request).first)
     }
 
-    /// A saved playlist "Mix" of tracks a, b, c.
+    /// A saved playlist "Mix" of tracks a, b, c, whose keys are in the
+    /// reverse order (one save each), so that an order lost in a store
+    /// (read back in key order) cannot pass for the saved one.
     static func savedMix(_ kind: StoreKind) throws -> (context: ManagedObjectContext, reopen: () throws -> ManagedObjectContext) {
         let store = try store(kind)
         try store.context.performAndWait {
+            var saved: [Track] = []
+            for title in ["c", "b", "a"] {
+                saved += tracks([title], in: store.context)
+                try store.context.save()
+            }
             let mix = Playlist(context: store.context)
             mix.name = "Mix"
-            mix.tracks = NSOrderedSet(array: tracks(["a", "b", "c"], in: store.context))
+            mix.tracks = NSOrderedSet(array: saved.reversed())
             try store.context.save()
         }
         return store
@@ -300,51 +307,63 @@ extension OrderedRelationshipTests {
         #expect(try Self.savedTitles(reopen) == ["a", "b", "c", "y", "x"])
     }
 
-    /// A save that meets another writer's reorder: a context that did not
-    /// change the order takes the store's; one that did keeps its own under
-    /// `.mergeByPropertyObjectTrump` and takes the store's (its additions
-    /// after) under `.mergeByPropertyStoreTrump`.
+    /// A save that meets another writer's change of the same playlist, per
+    /// property as Core Data's merge policies merge: the order this context
+    /// changed wins under `.mergeByPropertyObjectTrump`, and under
+    /// `.mergeByPropertyStoreTrump` unless the store changed the order too;
+    /// an order only the other writer changed is taken. The other side's
+    /// new members come after.
     @Test(arguments: StoreKind.databases) func conflictsResolveTheOrderByPolicy(store kind: StoreKind) throws {
-        for (policy, appends, expected) in [(MergePolicy.mergeByPropertyObjectTrump, false, ["c", "b", "a"]),
-                                            (.mergeByPropertyObjectTrump, true, ["a", "b", "c", "d"]),
-                                            (.mergeByPropertyStoreTrump, true, ["c", "b", "a", "d"])] {
+        let reverse = { (mix: Playlist, _: ManagedObjectContext) in mix.tracks = NSOrderedSet(array: mix.tracks!.array.reversed()) }
+        let rename = { (mix: Playlist, _: ManagedObjectContext) in mix.name = "Mix \(UUID())" }
+        let append = { (mix: Playlist, context: ManagedObjectContext) in mix.addToTracks(Track(context: context).configured("d")) }
+        let cases: [(MergePolicy, theirs: (Playlist, ManagedObjectContext) -> Void, mine: (Playlist, ManagedObjectContext) -> Void, [String])] = [
+            (.mergeByPropertyObjectTrump, reverse, rename, ["c", "b", "a"]),
+            (.mergeByPropertyObjectTrump, reverse, append, ["a", "b", "c", "d"]),
+            (.mergeByPropertyStoreTrump, reverse, append, ["c", "b", "a", "d"]),
+            (.mergeByPropertyStoreTrump, rename, reverse, ["c", "b", "a"]),
+        ]
+        for (number, (policy, theirChange, myChange, expected)) in cases.enumerated() {
             let (_, reopen) = try Self.savedMix(kind)
             let mine = try reopen()
             mine.mergePolicy = policy
-            try mine.performAndWait { _ = Self.titles(try Self.playlist("Mix", in: mine)) }
+            let id = try mine.performAndWait {
+                let mix = try Self.playlist("Mix", in: mine)
+                _ = Self.titles(mix)   // loaded before the other writer saves
+                return mix.objectID
+            }
             let theirs = try reopen()
             try theirs.performAndWait {
-                let mix = try Self.playlist("Mix", in: theirs)
-                mix.tracks = NSOrderedSet(array: mix.tracks!.array.reversed())
+                theirChange(try Self.playlist("Mix", in: theirs), theirs)
                 try theirs.save()
             }
             try mine.performAndWait {
-                let mix = try Self.playlist("Mix", in: mine)
-                if appends {
-                    mix.addToTracks(Track(context: mine).configured("d"))
-                } else {
-                    mix.name = "Mix 2"
-                }
+                let mix = try #require(try mine.existingObject(with: id) as? Playlist)
+                myChange(mix, mine)
                 try mine.save()
-                #expect(Self.titles(mix) == expected, "\(policy), appending: \(appends)")
+                #expect(Self.titles(mix) == expected, "case \(number)")
             }
-            #expect(try Self.savedTitles(reopen) == expected, "\(policy), appending: \(appends)")
+            #expect(try Self.savedTitles(reopen) == expected, "case \(number)")
         }
     }
 
-    /// A model version that renames the to-one side (renaming ID
-    /// `playlist`) keeps the saved order: the position column follows.
+    /// A model version that renames the destination entity (renaming ID
+    /// `Track`) and the to-one side (renaming ID `playlist`) keeps the saved
+    /// order: the position column follows.
     @Test(arguments: StoreKind.databases) func renamingTheInverseKeepsTheOrder(store kind: StoreKind) throws {
-        func model(_ name: String, inverse: String, renamingID: String = "") throws -> ManagedObjectModel {
-            let renaming = renamingID.isEmpty ? "" : " elementID=\"\(renamingID)\""
+        /// The model with the track entity and the to-one side named
+        /// `track` and `inverse`, renamed from Track and `playlist` when
+        /// `renamed`. Playlist comes first, so its migration is planned
+        /// before the track table's rename.
+        func model(track: String, inverse: String, renamed: Bool) throws -> ManagedObjectModel {
             let folder = try ModelFileErrorTests.modelFolder("""
                 <entity name="Playlist">
                     <attribute name="name" optional="YES" attributeType="String"/>
-                    <relationship name="tracks" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Track" inverseName="\(inverse)" inverseEntity="Track"/>
+                    <relationship name="tracks" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="\(track)" inverseName="\(inverse)" inverseEntity="\(track)"/>
                 </entity>
-                <entity name="Track">
+                <entity name="\(track)"\(renamed ? " elementID=\"Track\"" : "")>
                     <attribute name="title" optional="YES" attributeType="String"/>
-                    <relationship name="\(inverse)" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist" inverseName="tracks" inverseEntity="Playlist"\(renaming)/>
+                    <relationship name="\(inverse)" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Playlist" inverseName="tracks" inverseEntity="Playlist"\(renamed ? " elementID=\"playlist\"" : "")/>
                 </entity>
                 """)
             return try ManagedObjectModel(contentsOf: folder)
@@ -358,18 +377,20 @@ extension OrderedRelationshipTests {
             ((playlist.value(forKey: "tracks") as? NSOrderedSet)?.array ?? []).map { ($0 as! ManagedObject).value(forKey: "title") as? String ?? "" }
         }
         let description = try kind.makeDescription()
-        let old = try context(try model("V1", inverse: "playlist"), description)
+        let old = try context(try model(track: "Track", inverse: "playlist", renamed: false), description)
         try old.performAndWait {
             let playlist = EntityDescription.insertNewObject(forEntityName: "Playlist", into: old)
-            let tracks = ["c", "a", "b"].map { title in
+            var tracks: [ManagedObject] = []
+            for title in ["b", "a", "c"] {   // keys in this order, one save each
                 let track = EntityDescription.insertNewObject(forEntityName: "Track", into: old)
                 track.setValue(title, forKey: "title")
-                return track
+                tracks.append(track)
+                try old.save()
             }
-            playlist.setValue(NSOrderedSet(array: tracks), forKey: "tracks")
+            playlist.setValue(NSOrderedSet(array: [tracks[2], tracks[1], tracks[0]]), forKey: "tracks")
             try old.save()
         }
-        let current = try context(try model("V2", inverse: "list", renamingID: "playlist"), description)
+        let current = try context(try model(track: "Song", inverse: "list", renamed: true), description)
         try current.performAndWait {
             let playlist = try #require(try current.fetch(FetchRequest<ManagedObject>(entityName: "Playlist")).first)
             #expect(titles(playlist) == ["c", "a", "b"])
@@ -379,9 +400,10 @@ extension OrderedRelationshipTests {
     }
 
     /// Refreshing a moved track without merging puts it back where it was
-    /// in its saved playlist, which then has no change.
-    @Test func refreshingAMovedTrackRestoresItsPosition() throws {
-        let (context, _) = try Self.savedMix(.inMemory)
+    /// in its saved playlist, which then has no change; moving a track
+    /// back by setting its playlist appends it, as Core Data does.
+    @Test(arguments: StoreKind.allCases) func aRefreshRestoresAPositionAndAMoveBackAppends(store kind: StoreKind) throws {
+        let (context, _) = try Self.savedMix(kind)
         try context.performAndWait {
             let mix = try Self.playlist("Mix", in: context)
             let other = Playlist(context: context)
@@ -394,7 +416,22 @@ extension OrderedRelationshipTests {
             #expect(Self.titles(mix) == ["a", "b", "c"])
             #expect(Self.titles(other) == [])
             #expect(!mix.hasChanges)
+            b.playlist = other
+            b.playlist = mix
+            #expect(Self.titles(mix) == ["a", "c", "b"])
         }
+    }
+
+    /// `ordered="YES"` on a to-one relationship is ignored, as Core Data
+    /// ignores it.
+    @Test func orderedOnAToOneIsIgnored() throws {
+        let folder = try ModelFileErrorTests.modelFolder("""
+            <entity name="Pamphlet">
+                <relationship name="cover" optional="YES" maxCount="1" ordered="YES" deletionRule="Nullify" destinationEntity="Pamphlet" inverseName="cover" inverseEntity="Pamphlet"/>
+            </entity>
+            """)
+        let relationship = try ManagedObjectModel(contentsOf: folder).entitiesByName["Pamphlet"]?.relationship(named: "cover")
+        #expect(relationship?.isToMany == false && relationship?.isOrdered == false)
     }
 
     /// Setting an ordered relationship to a `Set` stops the program, as

@@ -174,6 +174,7 @@ struct SQLMigration {
             }
             if changed { steps.append { db in try SQLSchema.addMissingHierarchyColumns(root, in: db) } }
         }
+        migratePositions(from: oldEntities, to: model)
         for (name, entity) in remaining {
             if let parent = entity.superentity {
                 // A sub-entity removed: its rows go (its root's table stays).
@@ -260,9 +261,6 @@ struct SQLMigration {
                         }
                     }
                 }
-                if relationship.isToMany, !relationship.inverseIsToMany, old.isOrdered == true, let oldInverse = old.inverse {
-                    migratePositions(of: relationship, oldColumn: "Z_FOK_" + oldInverse)
-                }
                 if oldName != relationship.name, !relationship.isToMany {
                     steps.append { db in
                         try db.execute("DROP INDEX IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(oldName)"))", [])
@@ -288,6 +286,23 @@ struct SQLMigration {
                 }
             } else if old.inverseIsToMany {
                 steps.append { db in try db.execute("DROP TABLE IF EXISTS \(SQLSchema.quote("Z_\(entity.name)_\(name)"))", []) }
+            }
+        }
+    }
+
+    /// The position columns of relationships that were ordered, for every
+    /// entity (sub-entities too), after every table has its new name.
+    private mutating func migratePositions(from oldEntities: [String: StoredModel.Entity], to model: ManagedObjectModel) {
+        var done = Set<String>()
+        for entity in model.entities {
+            let previousName = oldEntities[entity.name] != nil ? entity.name : entity.renamingIdentifier
+            guard let previous = previousName.flatMap({ oldEntities[$0] }) else { continue }
+            let renames = entity.propertyRenamingIdentifiers
+            for relationship in entity.relationships where relationship.isToMany && !relationship.inverseIsToMany {
+                let oldName = previous.relationships.contains { $0.name == relationship.name } ? relationship.name : renames[relationship.name]
+                guard let old = previous.relationships.first(where: { $0.name == oldName }), old.isOrdered == true,
+                      let oldInverse = old.inverse, done.insert(relationship.destinationRootEntityName + "." + oldInverse).inserted else { continue }
+                migratePositions(of: relationship, oldColumn: "Z_FOK_" + oldInverse)
             }
         }
     }

@@ -262,11 +262,18 @@ extension SQLStore {
               let column = SQLSchema.orderColumn(relationship).map(SQLSchema.quote) else { return }
         let key = SQLSchema.quote(SQLSchema.primaryKey)
         let table = SQLSchema.table(named: relationship.destinationRootEntityName)
-        var saved: [Int64: Int64] = [:]
-        try db.forEachRow("SELECT \(key), \(column) FROM \(table) WHERE \(SQLSchema.quote(relationship.inverseName)) = ?", [.integer(owner.key)]) { row in
-            if let position = row.integer(1) { saved[row.int64(0)] = position }
+        let inverse = SQLSchema.quote(relationship.inverseName)
+        // The owner's rows as saved, with their positions (`nil`: none). A
+        // destination not among them belongs to another owner now (this
+        // list is older than that move): its position is not this list's.
+        var saved: [Int64: Int64?] = [:]
+        try db.forEachRow("SELECT \(key), \(column) FROM \(table) WHERE \(inverse) = ?", [.integer(owner.key)]) { row in
+            saved[row.int64(0)] = row.integer(1)
         }
-        let moved = destinations.enumerated().filter { saved[$0.element.key] != Int64($0.offset) }
+        let moved = destinations.enumerated().filter { item in
+            guard let position = saved[item.element.key] else { return false }
+            return position != Int64(item.offset)
+        }
         guard !moved.isEmpty else { return }
         try db.executeMany("UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", moved.map { [.integer(Int64($0.offset)), .integer($0.element.key)] })
     }
