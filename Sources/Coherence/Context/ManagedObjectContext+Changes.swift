@@ -111,10 +111,7 @@ extension ManagedObjectContext {
     /// destinations `order` lacks keep their order after those it has.
     func reorder(_ relationship: RelationshipDescription, of object: ManagedObject, like order: [ManagedObjectID]) {
         let current = relatedIDList(of: object, relationship)
-        let members = Set(current)
-        let listed = order.filter { members.contains($0) }
-        let listedSet = Set(listed)
-        let wanted = listed + current.filter { !listedSet.contains($0) }
+        let wanted = RelationshipDescription.order(order, then: current, within: Set(current))
         guard wanted != current else { return }
         _recordWrite(of: object, property: relationship.index)
         relationship.setStorage(.ordered(wanted), of: object)

@@ -69,8 +69,8 @@ extension ManagedObjectContext {
                         let changedHere = readList.map { $0 != mineList } ?? object._changedProperties.contains(index)
                         let changedThere = readList.map { $0 != storeList } ?? true
                         let mineFirst = changedHere && (policy == .mergeByPropertyObjectTrump || !changedThere)
-                        var seen = Set<ManagedObjectID>()
-                        let order = (mineFirst ? mineList + storeList : storeList + mineList).filter { merged.contains($0) && seen.insert($0).inserted }
+                        let order = mineFirst ? RelationshipDescription.order(mineList, then: storeList, within: merged)
+                            : RelationshipDescription.order(storeList, then: mineList, within: merged)
                         if order != mineList { relationship.setStorage(.ordered(order), of: object) }
                     } else if merged != mineIDs {
                         relationship.setMembers(merged, of: object)

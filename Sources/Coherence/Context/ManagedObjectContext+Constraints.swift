@@ -92,9 +92,7 @@ extension ManagedObjectContext {
             if relationship.isToMany {
                 // The survivor's destinations, then the duplicate's, each in
                 // their order (an ordered relationship keeps it).
-                let kept = relatedIDList(of: survivor, survivorRelationship)
-                let keptSet = Set(kept)
-                let joined = kept + movedList.filter { !keptSet.contains($0) }
+                let joined = RelationshipDescription.order(relatedIDList(of: survivor, survivorRelationship), then: movedList)
                 _setRelationship(of: survivor, index: survivorRelationship.index, to: joined.map { object(with: $0) })
             } else if objectWins || relatedIDs(of: survivor, survivorRelationship).isEmpty {
                 _setRelationship(of: survivor, index: survivorRelationship.index, to: moved.map { object(with: $0) })

@@ -126,6 +126,16 @@ extension RelationshipDescription {
         return list
     }
 
+    /// `first`, then the IDs of `second` that `first` lacks, each once;
+    /// with `members`, only those. How two orders of one ordered
+    /// relationship combine (a merge, a nested save, a uniqueness merge).
+    /// **Complexity:** O(n + m).
+    static func order(_ first: [ManagedObjectID], then second: [ManagedObjectID],
+                      within members: Set<ManagedObjectID>? = nil) -> [ManagedObjectID] {
+        var seen = Set<ManagedObjectID>()
+        return (first + second).filter { (members?.contains($0) ?? true) && seen.insert($0).inserted }
+    }
+
     /// The value of this relationship when it has no destination.
     var emptyValue: StoreValue {
         isOrdered ? .orderedObjectIDs([]) : isToMany ? .objectIDs([]) : .null

@@ -438,9 +438,7 @@ extension OrderedRelationshipTests {
     /// Core Data raises for an `NSSet`: a set has no order to keep.
     @Test func aSetForAnOrderedRelationshipStopsTheProgram() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try OrderedRelationshipTests.model())
-            try coordinator.addPersistentStore(.inMemory)
-            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            let context = try OrderedRelationshipTests.store(.inMemory).context
             context.performAndWait {
                 let playlist = Playlist(context: context)
                 playlist.setValue(Set([Track(context: context)]), forKey: "tracks")
@@ -454,9 +452,7 @@ extension OrderedRelationshipTests {
     /// relationship, as `NSMutableOrderedSet` raises `NSRangeException`.
     @Test func anIndexBeyondTheEndStopsTheProgramNamingTheRelationship() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let coordinator = PersistentStoreCoordinator(managedObjectModel: try OrderedRelationshipTests.model())
-            try coordinator.addPersistentStore(.inMemory)
-            let context = ManagedObjectContext(concurrencyType: .privateQueue, persistentStoreCoordinator: coordinator)
+            let context = try OrderedRelationshipTests.store(.inMemory).context
             context.performAndWait {
                 let playlist = Playlist(context: context)
                 playlist.insertIntoTracks(Track(context: context), at: 1)
