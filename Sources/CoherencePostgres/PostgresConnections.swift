@@ -18,12 +18,13 @@ import PostgresNIO
 ///
 /// **Transactions.** A read runs in `BEGIN ISOLATION LEVEL REPEATABLE READ
 /// READ ONLY`: all of its statements see one snapshot, as a read of SQLite's
-/// WAL does. A write runs in a READ COMMITTED transaction that first takes
-/// `pg_advisory_xact_lock` on a 64-bit key derived from the schema name:
-/// writes to one store (one schema) then run one after another across every
-/// process and machine, exactly like SQLite's single writer, so that the
-/// engine's version checks and uniqueness checks see a database nobody else
-/// is changing. The lock is released at COMMIT or ROLLBACK. A write commits
+/// WAL does. A write runs in a READ COMMITTED transaction, beside the other
+/// writers of the store: the engine's statements keep them apart (updates
+/// and deletes check the row's version, and wait for a writer that holds
+/// the row; see `SQLStore+Writing.swift`). An exclusive write (opening and
+/// migrating the store) first takes `pg_advisory_xact_lock` on a 64-bit key
+/// derived from the schema name, so that two processes never migrate one
+/// schema at once; the lock is released at COMMIT or ROLLBACK. A write commits
 /// when its body returns and rolls back when the body throws (the body's
 /// error is rethrown). A body must not catch a ``StoreError/postgres(code:message:sql:)``
 /// and go on: PostgreSQL refuses every further statement of a failed transaction.
@@ -39,8 +40,8 @@ import PostgresNIO
 /// inside another call's body needs a connection of its own: with every
 /// connection in use by the caller's own outer calls it would wait forever.
 ///
-/// **Round trips.** A read is `BEGIN`, its statements and `COMMIT`; a write
-/// adds the lock: 3 + its statements. ``PostgresDatabase/executeMany(_:count:row:)``
+/// **Round trips.** A read or a write is `BEGIN`, its statements and
+/// `COMMIT`; an exclusive write adds the lock. ``PostgresDatabase/executeMany(_:count:row:)``
 /// of a single-row `INSERT` sends one statement per 65,535 parameters. A
 /// query's rows are all received before the first is handed to the caller.
 package final class PostgresConnections: SQLConnections {
@@ -100,6 +101,11 @@ package final class PostgresConnections: SQLConnections {
 
     @discardableResult
     package func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try transaction(begin: ["BEGIN"], body)
+    }
+
+    @discardableResult
+    package func writeExclusively<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
         try transaction(begin: ["BEGIN", "SELECT pg_advisory_xact_lock(\(writeLockKey))"], body)
     }
 
@@ -315,7 +321,7 @@ package final class PostgresConnections: SQLConnections {
         "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// The advisory lock key of a schema's writes: FNV-1a (64 bits) of its
+    /// The advisory lock key of a schema's exclusive writes: FNV-1a (64 bits) of its
     /// name, the same in every process.
     package static func lockKey(schema: String) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -40,7 +40,7 @@ public import Coherence
 /// **Complexity:** as `SQLiteStore`, plus a round trip per statement: a
 /// save of n new objects of one entity sends its rows as multi-row inserts
 /// of up to 65,535 parameters each.
-public final class PostgresStore: PersistentStore, AggregatingStore, PersistentHistoryStore, OrderedSaveResults {
+public final class PostgresStore: PersistentStore, AggregatingStore, PersistentHistoryStore, OrderedSaveResults, ConflictResolvingStore {
     /// The shared SQL store this one runs on.
     let store: SQLStore
     let connections: PostgresConnections
@@ -66,7 +66,7 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
         // A schema named in the URL is created as an SQLite file is (only
         // when missing: creating needs a privilege an application's role
         // may not have).
-        try connections.write { db in
+        try connections.writeExclusively { db in
             if try db.int64("SELECT COUNT(*) FROM pg_namespace WHERE nspname = ?", [.string(configuration.schema)]) == 0 {
                 try db.execute("CREATE SCHEMA \(PostgresConnections.quoted(configuration.schema))", [])
             }
@@ -108,6 +108,11 @@ public final class PostgresStore: PersistentStore, AggregatingStore, PersistentH
 
     public func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
         try store.save(request)
+    }
+
+    package func save(_ request: StoreSaveRequest,
+                      resolvingConflicts resolve: (StoreConflictError) throws -> StoreSaveRequest) throws -> StoreSaveResult {
+        try withoutActuallyEscaping(resolve) { try store.save(request, resolvingConflicts: $0) }
     }
 
     public func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? {

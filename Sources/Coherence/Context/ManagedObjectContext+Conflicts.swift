@@ -6,16 +6,24 @@ struct ConflictResolution {
     var reinserted: Set<ManagedObject> = []
     /// Objects deleted from the store whose deletion stands.
     var lost: Set<ManagedObject> = []
-    var attempts = 0
+    /// The version (-1: gone) of each row of the last round's conflicts.
+    var lastConflicts: [ManagedObjectID: Int64]?
+    /// The last round's constraint conflicts, described.
+    var lastConstraintConflicts: [String]?
 }
 
 extension ManagedObjectContext {
     /// Applies the merge policy to a save's conflicts, or throws
-    /// ``MergeError`` (policy `.error`, or conflicts that keep coming back).
+    /// ``MergeError``: policy `.error`, or the very conflicts of the last
+    /// round again (rows at the same versions: the resolution did not take).
+    /// Conflicts with rows other writers saved since are resolved however
+    /// many rounds they take.
     func resolve(_ error: StoreConflictError, policy: MergePolicy, resolution: inout ConflictResolution) throws {
-        resolution.attempts += 1
+        let seen = Dictionary(error.conflicts.map { ($0.objectID, $0.current?.version ?? -1) }, uniquingKeysWith: { first, _ in first })
+        let repeated = seen == resolution.lastConflicts
+        resolution.lastConflicts = seen
         let conflicts = error.conflicts.compactMap { conflict in registered[conflict.objectID].map { (conflict, $0) } }
-        guard policy != .error, resolution.attempts <= 5 else {
+        guard policy != .error, !repeated else {
             throw MergeError(conflicts: conflicts.map { mergeConflict($0.0, object: $0.1) })
         }
         // A deletion that conflicts goes ahead only when the object wins;

@@ -5,15 +5,21 @@ import Foundation
 extension ManagedObjectContext {
     /// Applies the merge policy to the constraint conflicts a store reported,
     /// or throws ``MergeError`` (policy `.error`; a conflict of an object that
-    /// is not inserted; conflicts that keep coming back).
+    /// is not inserted; the very conflicts of the last round again). New
+    /// conflicts (other writers saving the same values meanwhile) are
+    /// resolved however many rounds they take.
     ///
     /// For each conflict the survivor is the stored object (registered as a
     /// fault if needed) or, with none, the first inserted object; every other
     /// inserted object is merged into it and deleted.
     func resolve(_ error: StoreConstraintError, policy: MergePolicy, resolution: inout ConflictResolution) throws {
-        resolution.attempts += 1
+        let seen = error.conflicts.map { conflict in
+            "\(conflict.entity.name) \(conflict.constraint) \(conflict.values) \(conflict.objectIDs) \(conflict.stored.map { "\($0.objectID) \($0.version)" } ?? "")"
+        }.sorted()
+        let repeated = seen == resolution.lastConstraintConflicts
+        resolution.lastConstraintConflicts = seen
         let survivors = error.conflicts.map(survivor)
-        guard policy != .error, resolution.attempts <= 5, !survivors.contains(where: { $0 == nil }) else {
+        guard policy != .error, !repeated, !survivors.contains(where: { $0 == nil }) else {
             throw MergeError(conflicts: [], constraintConflicts: error.conflicts.map(constraintConflict))
         }
         let objectWins = policy == .mergeByPropertyObjectTrump || policy == .overwrite

@@ -59,16 +59,24 @@ extension ManagedObjectContext {
         try validateForSave()
 
         // Optimistic locking: a row saved elsewhere since it was read is a
-        // conflict, resolved by the merge policy and tried again.
+        // conflict, resolved by the merge policy and tried again, as many
+        // times as other writers get in the way. A store that can
+        // (PostgreSQL) asks for the resolution inside its transaction, with
+        // the rows locked: that round is the last.
         var resolution = ConflictResolution()
         var checkpoint: SaveCheckpoint?
-        var inserted: Set<ManagedObject>
-        var updated: Set<ManagedObject>
-        var deleted: Set<ManagedObject>
+        var inserted: Set<ManagedObject> = []
+        var updated: Set<ManagedObject> = []
+        var deleted: Set<ManagedObject> = []
         var result: StoreSaveResult
         /// `inserted` in the order of the request's inserted rows.
         var insertedInOrder: [ManagedObject] = []
-        while true {
+        // Only a store keeping history reads which properties changed.
+        let recordsHistory = parent == nil && coordinator.persistentStores.contains {
+            ($0 as? any PersistentHistoryStore)?.tracksPersistentHistory == true
+        }
+        /// The request of the context's changes as they are now.
+        func makeRequest() -> StoreSaveRequest {
             deleted = tracker.deleted
             // An object written back by one round of resolution and deleted
             // by a later one (a delete rule) is only deleted, never both: the
@@ -76,51 +84,63 @@ extension ManagedObjectContext {
             // (No shipped policy is known to do this; the guard is cheap.)
             inserted = tracker.inserted.union(resolution.reinserted.filter { !$0.isDeleted })
             updated = updatedObjects.subtracting(resolution.reinserted).subtracting(resolution.lost)
-            // Only a store keeping history reads which properties changed.
-            let recordsHistory = parent == nil && coordinator.persistentStores.contains {
-                ($0 as? any PersistentHistoryStore)?.tracksPersistentHistory == true
+            var request = StoreSaveRequest()
+            request.author = transactionAuthor
+            request.contextName = name
+            request.inserted.reserveCapacity(inserted.count)
+            request.updated.reserveCapacity(updated.count)
+            request.deleted.reserveCapacity(deleted.count)
+            insertedInOrder = Array(inserted)
+            for object in insertedInOrder {
+                request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!)))
             }
+            for object in updated {
+                request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!),
+                                             baseVersion: object._snapshot?.version ?? 0,
+                                             // A store writes an ordered relationship's positions when it changed.
+                                             updatedProperties: recordsHistory || parent != nil || object._entity!.hasOrderedRelationships
+                                                 ? object._changedPropertyNames(includingTransient: parent != nil) : [],
+                                             baseSnapshot: parent != nil ? object._snapshot : nil))
+            }
+            for object in deleted {
+                request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
+                                             baseVersion: object._snapshot?.version ?? 0))
+            }
+            return request
+        }
+        /// One round of resolution: the merge policy applied to `error`,
+        /// then what follows from the merged values. Throws when the policy
+        /// gives up (``MergeError``) or the merged objects do not validate.
+        func resolveRound(_ error: any Error) throws {
+            // Resolving changes objects (merges values, or merges
+            // duplicates into survivors and deletes them); if the save
+            // still fails, undo that.
+            if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
+            if let error = error as? StoreConflictError {
+                try resolve(error, policy: mergePolicy, resolution: &resolution)
+                // Resolved values mix the store's and ours: recount parents.
+                for object in error.conflicts.compactMap({ registered[$0.objectID] }) { derivationStale(object) }
+            } else if let error = error as? StoreConstraintError {
+                try resolve(error, policy: mergePolicy, resolution: &resolution)
+            }
+            resyncDerivations()
+            applyDerivations()
+            try validateForSave()
+        }
+        // Under `.error` a conflict throws at once: nothing to resolve inside.
+        let resolveInside: ((StoreConflictError) throws -> StoreSaveRequest)? = parent != nil || mergePolicy == .error ? nil : { error in
+            try resolveRound(error)
+            return makeRequest().withoutTransientValues()
+        }
+        while true {
             do {
-                var request = StoreSaveRequest()
-                request.author = transactionAuthor
-                request.contextName = name
-                request.inserted.reserveCapacity(inserted.count)
-                request.updated.reserveCapacity(updated.count)
-                request.deleted.reserveCapacity(deleted.count)
-                insertedInOrder = Array(inserted)
-                for object in insertedInOrder {
-                    request.inserted.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!)))
-                }
-                for object in updated {
-                    request.updated.append(.init(objectID: object.objectID, entity: object._entity!, values: object._storeValues(entity: object._entity!),
-                                                 baseVersion: object._snapshot?.version ?? 0,
-                                                 // A store writes an ordered relationship's positions when it changed.
-                                                 updatedProperties: recordsHistory || parent != nil || object._entity!.hasOrderedRelationships
-                                                     ? object._changedPropertyNames(includingTransient: parent != nil) : [],
-                                                 baseSnapshot: parent != nil ? object._snapshot : nil))
-                }
-                for object in deleted {
-                    request.deleted.append(.init(objectID: object.objectID, entity: object._entity!,
-                                                 baseVersion: object._snapshot?.version ?? 0))
-                }
-                result = try parent.map { try pushToParent(request, parent: $0) } ?? coordinator.save(request.withoutTransientValues())
+                let request = makeRequest()
+                result = try parent.map { try pushToParent(request, parent: $0) }
+                    ?? coordinator.save(request.withoutTransientValues(), resolvingConflicts: resolveInside)
                 break
             } catch let error where error is StoreConflictError || error is StoreConstraintError {
-                // Resolving changes objects (merges values, or merges
-                // duplicates into survivors and deletes them); if the save
-                // still fails, undo that.
-                if checkpoint == nil { checkpoint = SaveCheckpoint(self) }
                 do {
-                    if let error = error as? StoreConflictError {
-                        try resolve(error, policy: mergePolicy, resolution: &resolution)
-                        // Resolved values mix the store's and ours: recount parents.
-                        for object in error.conflicts.compactMap({ registered[$0.objectID] }) { derivationStale(object) }
-                    } else if let error = error as? StoreConstraintError {
-                        try resolve(error, policy: mergePolicy, resolution: &resolution)
-                    }
-                    resyncDerivations()
-                    applyDerivations()
-                    try validateForSave()
+                    try resolveRound(error)
                 } catch {
                     checkpoint?.restore(self)
                     throw error

@@ -361,13 +361,28 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
-    func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
+    /// Saves `request` in the store. With `resolve`, a store that can
+    /// (``ConflictResolvingStore``) hands it the save's conflicts inside its
+    /// transaction and writes the request it returns; any other throws
+    /// them as ``StoreConflictError``.
+    func save(_ request: StoreSaveRequest,
+              resolvingConflicts resolve: ((StoreConflictError) throws -> StoreSaveRequest)? = nil) throws -> StoreSaveResult {
         let stores = persistentStores
         guard let store = stores.first else { throw StoreError.noPersistentStore }
         guard stores.count == 1 else { throw StoreError.severalStores(stores.count) }
         return try saveLock.withLock {
-            var result = try store.save(request)
-            rowCache.commit(changed: request.deleted.map(\.objectID), saved: result.snapshots.values)
+            // The request written: the last one the resolution returned.
+            var written = request
+            var result: StoreSaveResult
+            if let resolve, let store = store as? any ConflictResolvingStore {
+                result = try store.save(request) { conflicts in
+                    written = try resolve(conflicts)
+                    return written
+                }
+            } else {
+                result = try store.save(request)
+            }
+            rowCache.commit(changed: written.deleted.map(\.objectID), saved: result.snapshots.values)
             if !(store is any OrderedSaveResults) { result.insertedSnapshots = nil }
             return result
         }

@@ -161,7 +161,13 @@ struct PrimaryKeyExhaustionTests {
     @Test(arguments: StoreKind.databases) func anExhaustedCounterIsATypedError(store kind: StoreKind) throws {
         let database = try TestDatabase.new(kind)
         _ = try database.coordinator()
-        try database.execute("UPDATE \"Z_PRIMARYKEY\" SET max = 9223372036854775806 WHERE entity = 'Server'")
+        // SQLite's key counter, PostgreSQL's key sequence (see SQLKeys).
+        let counter = kind == .sqlite ? "Z_PRIMARYKEY.max" : "Server_Z_PK_seq"
+        if kind == .sqlite {
+            try database.execute("UPDATE \"Z_PRIMARYKEY\" SET max = 9223372036854775806 WHERE entity = 'Server'")
+        } else {
+            try database.execute("SELECT setval('\"Server_Z_PK_seq\"', 9223372036854775806)")
+        }
         let context = try database.context()
         try context.performAndWait {
             Server(context: context).name = "last"
@@ -169,7 +175,7 @@ struct PrimaryKeyExhaustionTests {
             #expect(try context.fetch(FetchRequest<Server>()).first?.objectID.primaryKey == Int64.max)
             Server(context: context).name = "one too many"
             #expect(performing: { try context.save() }, throws: { error in
-                guard case .invalidStoredValue("Server", "Z_PRIMARYKEY.max", let reason)? = error as? StoreError else { return false }
+                guard case .invalidStoredValue("Server", counter, let reason)? = error as? StoreError else { return false }
                 return reason.contains("9223372036854775807")
             })
             #expect(context.hasChanges, "the context keeps its changes")

@@ -55,9 +55,9 @@ extension PostgresConnectionTests {
         }
     }
 
-    @Test("Two writes from two threads run one after another: the second starts after the first commits",
+    @Test("Two exclusive writes (opening, migrating) from two threads run one after another: the second starts after the first commits",
           .enabled(if: PostgresTestServer.shouldRun))
-    func writesAreSerialized() async throws {
+    func exclusiveWritesAreSerialized() async throws {
         let configuration = try PostgresTestServer.newSchemaConfiguration()
         let first = try PostgresConnections(configuration: configuration)
         // Another pool, as another process would have.
@@ -72,7 +72,7 @@ extension PostgresConnectionTests {
             let outcomes = Locked<[String: Result<Int64?, any Error>]>([:])
             Thread {
                 let outcome = Result<Int64?, any Error> {
-                    try first.write { database in
+                    try first.writeExclusively { database in
                         try database.execute("INSERT INTO events (what) VALUES ('first begins')", [])
                         firstInside.signal()
                         secondWaits.wait()
@@ -86,7 +86,7 @@ extension PostgresConnectionTests {
             firstInside.wait()
             Thread {
                 let outcome = Result<Int64?, any Error> {
-                    try second.write { database in
+                    try second.writeExclusively { database in
                         try database.execute("INSERT INTO events (what) VALUES ('second begins')", [])
                         return try database.int64("SELECT count(*) FROM events WHERE what = 'first ends'")
                     }

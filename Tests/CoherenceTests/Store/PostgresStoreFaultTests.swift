@@ -97,7 +97,6 @@ struct PostgresStoreFaultTests {
         }
         let schema = PostgresConnections.quoted(configuration.schema)
         let admin = try PostgresTestServer.adminConnections()
-        let keyBefore = try admin.read { try $0.int64("SELECT max FROM \(schema).\"Z_PRIMARYKEY\" WHERE entity = 'FeedItem'") }
 
         // Another session locks the server's row and holds it.
         let holder = try PostgresTestServer.adminConnections(maximum: 1)
@@ -161,13 +160,13 @@ struct PostgresStoreFaultTests {
         }
         #expect(reason.contains("did not commit"), "\(reason)")
 
-        let (items, name, keyAfter) = try admin.read { db in
+        // (The keys it took from the FeedItem sequence are skipped, as a
+        // serial column's are: nextval is never rolled back.)
+        let (items, name) = try admin.read { db in
             (try db.int64("SELECT count(*) FROM \(schema).\"FeedItem\""),
-             try db.string("SELECT name FROM \(schema).\"Server\""),
-             try db.int64("SELECT max FROM \(schema).\"Z_PRIMARYKEY\" WHERE entity = 'FeedItem'"))
+             try db.string("SELECT name FROM \(schema).\"Server\""))
         }
         #expect(items == 0 && name == "original", "nothing of the killed save was committed")
-        #expect(keyAfter == keyBefore, "the keys it reserved were rolled back too")
         let pending = try await context.perform {
             let server = try #require(try context.existingObject(with: serverID) as? Server)
             return (context.hasChanges, context.insertedObjects.count, server.name,

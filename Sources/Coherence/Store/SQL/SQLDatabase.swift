@@ -264,14 +264,26 @@ extension SQLDatabase {
     }
 }
 
-/// The connections of one SQL store: reads that run beside each other and
-/// one write at a time, each a transaction. May be used from any thread; a
-/// call blocks its thread until the transaction ends.
+/// The connections of one SQL store: reads that run beside each other, and
+/// writes, each a transaction. May be used from any thread; a call blocks
+/// its thread until the transaction ends.
 package protocol SQLConnections: Sendable {
     /// Runs `body` in a read transaction, which sees one committed state.
     func read<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
     /// Runs `body` in a write transaction: committed when `body` returns,
-    /// rolled back when it throws (the error is rethrown). Writes of one
-    /// store run one after another, across processes too.
+    /// rolled back when it throws (the error is rethrown). SQLite runs one
+    /// write at a time; PostgreSQL runs writes beside each other (row locks
+    /// and version checks keep them apart).
     func write<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+    /// Runs `body` in a write transaction that no other exclusive write of
+    /// the store runs beside, across processes too: opening and migrating
+    /// a store.
+    func writeExclusively<T>(_ body: (any SQLDatabase) throws -> T) throws -> T
+}
+
+extension SQLConnections {
+    /// A database with one writer: every write is exclusive.
+    package func writeExclusively<T>(_ body: (any SQLDatabase) throws -> T) throws -> T {
+        try write(body)
+    }
 }

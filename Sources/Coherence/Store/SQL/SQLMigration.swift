@@ -156,6 +156,7 @@ struct SQLMigration {
                     try db.execute("ALTER TABLE \(SQLSchema.table(named: previousName)) RENAME TO \(SQLSchema.table(entity))", [])
                     try db.execute("UPDATE \(SQLSchema.primaryKeyTable) SET entity = ? WHERE entity = ?",
                                    [.string(entity.name), .string(previousName)])
+                    try SQLKeys.renameSequence(from: previousName, to: entity.name, in: db)
                     // History names the entity too.
                     if try db.tableExists(SQLHistorySchema.changeCounter) {
                         try db.execute("UPDATE \(SQLHistorySchema.changeTable) SET \"ZENTITY\" = ? WHERE \"ZENTITY\" = ?",
@@ -191,6 +192,7 @@ struct SQLMigration {
             steps.append { db in
                 try db.execute("DROP TABLE IF EXISTS \(SQLSchema.table(named: name))", [])
                 try db.execute("DELETE FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(name)])
+                try SQLKeys.dropSequence(root: name, in: db)
                 for relationship in entity.relationships where relationship.isToMany && relationship.inverseIsToMany {
                     try db.execute("DROP TABLE IF EXISTS \(SQLSchema.quote("Z_\(name)_\(relationship.name)"))", [])
                 }

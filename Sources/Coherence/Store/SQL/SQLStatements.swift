@@ -6,7 +6,8 @@ struct SQLStatements: Sendable {
     /// Writes the columns and bumps `Z_OPT` if the row is at the expected
     /// version; returns the new version.
     let update: String
-    /// `DELETE FROM t WHERE Z_PK = ?`.
+    /// `DELETE FROM t WHERE Z_PK = ? AND Z_OPT = ?`: deletes the row if it
+    /// is at the expected version.
     let delete: String
     /// Reads one row by `Z_PK`.
     let selectByKey: String
@@ -33,7 +34,7 @@ struct SQLStatements: Sendable {
         layout = entity.isInHierarchy || entity.referencesHierarchy ? SQLSchema.rowLayout(entity) : nil
         let assignments = ["\(version) = \(version) + 1"] + columns.map { "\($0) = ?" }
         update = "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(key) = ? AND \(version) = ? RETURNING \(version)"
-        delete = "DELETE FROM \(table) WHERE \(key) = ?"
+        delete = "DELETE FROM \(table) WHERE \(key) = ? AND \(version) = ?"
         selectByKey = "SELECT \(SQLSchema.selectList(entity)) FROM \(table) WHERE \(key) = ?"
     }
 }

@@ -10,47 +10,28 @@ extension SQLStore {
         }
     }
 
-    /// Takes `count` consecutive primary keys of `entity` from
-    /// `Z_PRIMARYKEY` in one statement.
+    /// Takes `count` new primary keys of `entity` (see ``SQLKeys``).
     func reserveKeys(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> [ManagedObjectID] {
         guard count > 0 else { return [] }
-        return try reserveKeyRange(count, for: entity, in: db).map { makeObjectID(entity.managedObjectClass, key: $0) }
-    }
-
-    /// The `count` (at least 1) consecutive primary keys of `entity` taken
-    /// from `Z_PRIMARYKEY` in one statement.
-    private func reserveKeyRange(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> ClosedRange<Int64> {
-        let root = entity.rootEntity.name
-        // Never past Int64.max: SQLite would turn the counter into a REAL,
-        // PostgreSQL refuse the statement.
-        let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? AND max <= ? RETURNING max",
-                                [.integer(Int64(count)), .string(root), .integer(Int64.max - Int64(count))])
-        guard let last else {
-            guard let current = try db.int64("SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(root)]) else {
-                throw StoreError.unknownEntity(entity.name)
-            }
-            throw StoreError.invalidStoredValue(entity: root, property: "Z_PRIMARYKEY.max",
-                                                reason: "no primary key is left for \(count) new object(s): the counter is at \(current)")
-        }
-        return last - Int64(count) + 1 ... last
+        return try SQLKeys.take(count, for: entity, in: db).map { makeObjectID(entity.managedObjectClass, key: $0) }
     }
 
     /// The permanent ID of each of `objects`, in their order: a temporary ID
-    /// gets a new one, from one key range per entity taken in the objects'
-    /// order; a permanent ID is kept.
+    /// gets a new one, from the keys taken for its entity (``SQLKeys``), in
+    /// the objects' order; a permanent ID is kept.
     /// **Complexity:** O(objects × entities among them; a run of objects of
     /// one entity costs O(1) each), plus one statement per entity.
     func reserveKeys(for objects: some Collection<(ManagedObjectID, EntityDescription)>,
                      in db: any SQLDatabase) throws -> [ManagedObjectID] {
-        // Per entity: how many keys it needs, then the next of its range.
-        var ranges: [(entity: EntityDescription, count: Int, next: Int64)] = []
+        // Per entity: how many keys it needs, then its keys and the next to give.
+        var ranges: [(entity: EntityDescription, count: Int, keys: [Int64], next: Int)] = []
         var current = 0
         func range(of entity: EntityDescription) -> Int {
             if current < ranges.count, ranges[current].entity === entity { return current }
             if let found = ranges.firstIndex(where: { $0.entity === entity }) {
                 current = found
             } else {
-                ranges.append((entity, 0, 0))
+                ranges.append((entity, 0, [], 0))
                 current = ranges.count - 1
             }
             return current
@@ -62,7 +43,7 @@ extension SQLStore {
         }
         guard total > 0 else { return objects.map(\.0) }
         for index in ranges.indices {
-            ranges[index].next = try reserveKeyRange(ranges[index].count, for: ranges[index].entity, in: db).lowerBound
+            ranges[index].keys = try SQLKeys.take(ranges[index].count, for: ranges[index].entity, in: db)
         }
         var permanent: [ManagedObjectID] = []
         permanent.reserveCapacity(objects.count)
@@ -72,124 +53,137 @@ extension SQLStore {
                 continue
             }
             let index = range(of: entity)
-            permanent.append(makeObjectID(entity.managedObjectClass, key: ranges[index].next))
-            ranges[index].next &+= 1 // past the range only after its last key (Int64.max at most)
+            permanent.append(makeObjectID(entity.managedObjectClass, key: ranges[index].keys[ranges[index].next]))
+            ranges[index].next += 1
         }
         return permanent
     }
 
-    package func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
-        try write { db in
-            // In the write transaction: no other writer can insert between
-            // the check and the writes (the unique indexes back it up).
-            let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
-                var condition = indexes.map { "t0.\(SQLSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
-                if let restriction = SQLSchema.entityRestriction(entity, subentities: true) { condition += " AND \(restriction)" }
-                let sql = "SELECT \(SQLSchema.selectList(entity, alias: "t0")) FROM \(SQLSchema.table(entity)) AS t0 WHERE \(condition) LIMIT 8"
-                return try snapshots(db, sql, values, entity: entity)
-            }
-            if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
-            var result = StoreSaveResult()
-            let insertedIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
-            result.permanentIDs.reserveCapacity(insertedIDs.count)
-            for (insert, id) in zip(request.inserted, insertedIDs) where insert.objectID.isTemporaryID {
-                result.permanentIDs[insert.objectID] = id
-            }
-            let mapping = result.permanentIDs
-            result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
-            var conflicts: [StoreConflictError.Conflict] = []
-            var history: [SQLHistoryChange] = []
-            // Ordered relationships whose positions this save writes.
-            var positioned: [(owner: ManagedObjectID, RelationshipDescription, StoreValue)] = []
-            for delete in request.deleted where delete.objectID.storeNumber == storeNumber {
-                let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db)
-                if let current, current.version != delete.baseVersion {
+    /// Writes `request` in the caller's write transaction (see
+    /// ``save(_:resolvingConflicts:)``, which runs it). Rows are updated
+    /// and deleted in key order, each only if it is still at the version
+    /// the save read: a row another writer saved since is a conflict.
+    func writeSave(_ request: StoreSaveRequest, in db: any SQLDatabase) throws -> StoreSaveResult {
+        // SQLite: no other writer can insert between the check and the
+        // writes. PostgreSQL: one can; the unique indexes then refuse
+        // this save's row (SQLSTATE 23505), and the save is tried again,
+        // when this check sees the other row.
+        let constraintConflicts = try UniquenessCheck.conflicts(in: request) { entity, indexes, values in
+            var condition = indexes.map { "t0.\(SQLSchema.quote(entity.attributes[$0].name)) = ?" }.joined(separator: " AND ")
+            if let restriction = SQLSchema.entityRestriction(entity, subentities: true) { condition += " AND \(restriction)" }
+            let sql = "SELECT \(SQLSchema.selectList(entity, alias: "t0")) FROM \(SQLSchema.table(entity)) AS t0 WHERE \(condition) LIMIT 8"
+            return try snapshots(db, sql, values, entity: entity)
+        }
+        if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
+        var result = StoreSaveResult()
+        let insertedIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
+        result.permanentIDs.reserveCapacity(insertedIDs.count)
+        for (insert, id) in zip(request.inserted, insertedIDs) where insert.objectID.isTemporaryID {
+            result.permanentIDs[insert.objectID] = id
+        }
+        let mapping = result.permanentIDs
+        result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
+        var conflicts: [StoreConflictError.Conflict] = []
+        var history: [SQLHistoryChange] = []
+        // Ordered relationships whose positions this save writes.
+        var positioned: [(owner: ManagedObjectID, RelationshipDescription, StoreValue)] = []
+        // Key order (per table), as every writer locks rows: two saves
+        // that change the same rows wait for each other rather than deadlock.
+        let updates = request.updated.sorted { Self.lockOrder($0.objectID, $0.entity, $1.objectID, $1.entity) }
+        let deletes = request.deleted.filter { $0.objectID.storeNumber == storeNumber }
+            .sorted { Self.lockOrder($0.objectID, $0.entity, $1.objectID, $1.entity) }
+        for delete in deletes {
+            // History keeps the row's values (read before: a row changed
+            // since is then not deleted, below).
+            let tombstone = tracksPersistentHistory ? try currentSnapshot(delete.objectID, entity: delete.entity, in: db) : nil
+            guard try deleteRow(id: delete.objectID, entity: delete.entity, version: delete.baseVersion, in: db) else {
+                // Not at the version read: a conflict; gone: nothing to do.
+                if let current = try currentSnapshot(delete.objectID, entity: delete.entity, in: db) {
                     conflicts.append(.init(objectID: delete.objectID, expectedVersion: delete.baseVersion, current: current))
-                    continue
                 }
-                if tracksPersistentHistory, current != nil {
-                    history.append(SQLHistoryChange(objectID: delete.objectID, type: .delete,
-                                                    tombstone: current.flatMap { tombstone(of: $0, entity: delete.entity) }))
-                }
-                try deleteRow(id: delete.objectID, entity: delete.entity, in: db)
-            }
-            // Rows this save deletes or rewrites give up their constrained
-            // values first, so that the unique indexes accept values moved
-            // between rows (a deleted row's email on a new one, two swapped
-            // handles): the check above already saw the final state.
-            // Only rows still at the version the save read are cleared; any
-            // other is a conflict, reported with its values untouched, and
-            // nothing more is written.
-            for update in request.updated where !update.entity.uniquenessConstraints.isEmpty {
-                let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLSchema.quote($0)) = NULL" }
-                let cleared = try db.execute("UPDATE \(SQLSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLSchema.quote(SQLSchema.primaryKey)) = ? AND \(SQLSchema.quote(SQLSchema.version)) = ?",
-                                             [.integer(update.objectID.key), .integer(update.baseVersion)])
-                if cleared == 0 {
-                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
-                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
-                }
-            }
-            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
-            for update in request.updated {
-                guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
-                let values = try remappedForSave(update.values, entity: update.entity, mapping)
-                guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
-                                                  expectedVersion: update.baseVersion, in: db) else {
-                    conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
-                                           current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
-                    continue
-                }
-                try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
-                for relationship in update.entity.relationships where relationship.isOrdered && update.updatedProperties.contains(relationship.name) {
-                    positioned.append((update.objectID, relationship, values[relationship.index]))
-                }
-                result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
-                                                             version: version)
-            }
-            // A conflict undoes everything; thrown before inserting, whose
-            // values a row that was not deleted may still hold.
-            if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
-            // The rows of each entity go in one batch (see `SQLDatabase.executeMany`).
-            var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = [:]
-            var order: [ObjectIdentifier] = []
-            var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
-            result.insertedSnapshots = []
-            result.insertedSnapshots?.reserveCapacity(request.inserted.count)
-            for (insert, id) in zip(request.inserted, insertedIDs) {
-                guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
-                let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
-                let key = ObjectIdentifier(insert.entity)
-                if rows[key] == nil {
-                    rows[key] = (insert.entity, [])
-                    order.append(key)
-                }
-                rows[key]!.rows.append((id, values))
-                if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
-                for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((id, relationship, values[relationship.index])) }
-                let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
-                result.snapshots[id] = snapshot
-                result.insertedSnapshots?.append(snapshot)
-            }
-            for key in order {
-                let (entity, entityRows) = rows.removeValue(forKey: key)!
-                // Each row's arguments are made as it is written.
-                try db.executeMany(sql(entity).insert, count: entityRows.count) { index, arguments in
-                    appendInsertValues(id: entityRows[index].id, values: entityRows[index].values, entity: entity, to: &arguments)
-                }
-            }
-            for (id, entity, values) in joined {
-                try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
-            }
-            for (owner, relationship, value) in positioned {
-                try writePositions(of: relationship, owner: owner, value, in: db)
+                continue
             }
             if tracksPersistentHistory {
-                history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
-                history += request.updated.map { SQLHistoryChange(objectID: $0.objectID, type: .update, updated: $0.updatedProperties) }
-                result.historyToken = try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
+                history.append(SQLHistoryChange(objectID: delete.objectID, type: .delete,
+                                                tombstone: tombstone.flatMap { self.tombstone(of: $0, entity: delete.entity) }))
             }
-            return result
         }
+        // Rows this save deletes or rewrites give up their constrained
+        // values first, so that the unique indexes accept values moved
+        // between rows (a deleted row's email on a new one, two swapped
+        // handles): the check above already saw the final state.
+        // Only rows still at the version the save read are cleared; any
+        // other is a conflict, reported with its values untouched, and
+        // nothing more is written.
+        for update in updates where !update.entity.uniquenessConstraints.isEmpty {
+            let columns = update.entity.uniquenessConstraints.joined().map { "\(SQLSchema.quote($0)) = NULL" }
+            let cleared = try db.execute("UPDATE \(SQLSchema.table(update.entity)) SET \(Set(columns).sorted().joined(separator: ", ")) WHERE \(SQLSchema.quote(SQLSchema.primaryKey)) = ? AND \(SQLSchema.quote(SQLSchema.version)) = ?",
+                                         [.integer(update.objectID.key), .integer(update.baseVersion)])
+            if cleared == 0 {
+                conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
+                                       current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
+            }
+        }
+        if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
+        for update in updates {
+            guard update.objectID.storeNumber == storeNumber else { throw StoreError.objectNotFound(update.objectID) }
+            let values = try remappedForSave(update.values, entity: update.entity, mapping)
+            guard let version = try updateRow(id: update.objectID, entity: update.entity, values: values,
+                                              expectedVersion: update.baseVersion, in: db) else {
+                conflicts.append(.init(objectID: update.objectID, expectedVersion: update.baseVersion,
+                                       current: try currentSnapshot(update.objectID, entity: update.entity, in: db)))
+                continue
+            }
+            try writeJoinRows(id: update.objectID, entity: update.entity, values: values, replacing: true, in: db)
+            for relationship in update.entity.relationships where relationship.isOrdered && update.updatedProperties.contains(relationship.name) {
+                positioned.append((update.objectID, relationship, values[relationship.index]))
+            }
+            result.snapshots[update.objectID] = Snapshot(objectID: update.objectID, values: snapshotValues(values, entity: update.entity),
+                                                         version: version)
+        }
+        // A conflict undoes everything; thrown before inserting, whose
+        // values a row that was not deleted may still hold.
+        if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
+        // The rows of each entity go in one batch (see `SQLDatabase.executeMany`).
+        var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = [:]
+        var order: [ObjectIdentifier] = []
+        var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
+        result.insertedSnapshots = []
+        result.insertedSnapshots?.reserveCapacity(request.inserted.count)
+        for (insert, id) in zip(request.inserted, insertedIDs) {
+            guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
+            let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
+            let key = ObjectIdentifier(insert.entity)
+            if rows[key] == nil {
+                rows[key] = (insert.entity, [])
+                order.append(key)
+            }
+            rows[key]!.rows.append((id, values))
+            if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
+            for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((id, relationship, values[relationship.index])) }
+            let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+            result.snapshots[id] = snapshot
+            result.insertedSnapshots?.append(snapshot)
+        }
+        for key in order {
+            let (entity, entityRows) = rows.removeValue(forKey: key)!
+            // Each row's arguments are made as it is written.
+            try db.executeMany(sql(entity).insert, count: entityRows.count) { index, arguments in
+                appendInsertValues(id: entityRows[index].id, values: entityRows[index].values, entity: entity, to: &arguments)
+            }
+        }
+        for (id, entity, values) in joined {
+            try writeJoinRows(id: id, entity: entity, values: values, replacing: false, in: db)
+        }
+        for (owner, relationship, value) in positioned {
+            try writePositions(of: relationship, owner: owner, value, in: db)
+        }
+        if tracksPersistentHistory {
+            history += insertedIDs.map { SQLHistoryChange(objectID: $0, type: .insert) }
+            history += request.updated.map { SQLHistoryChange(objectID: $0.objectID, type: .update, updated: $0.updatedProperties) }
+            result.historyToken = try writeHistory(history, author: request.author, contextName: request.contextName, in: db)
+        }
+        return result
     }
 
     /// `values` with the temporary IDs of objects inserted by the save
@@ -242,12 +236,21 @@ extension SQLStore {
         try snapshots(db, sql(entity).selectByKey, [.integer(id.key)], entity: entity).first
     }
 
-    private func deleteRow(id: ManagedObjectID, entity: EntityDescription, in db: any SQLDatabase) throws {
-        try db.execute(sql(entity).delete, [.integer(id.key)])
+    /// Deletes the row and its join rows if the row is at `version`;
+    /// returns whether it was.
+    private func deleteRow(id: ManagedObjectID, entity: EntityDescription, version: Int64, in db: any SQLDatabase) throws -> Bool {
+        guard try db.execute(sql(entity).delete, [.integer(id.key), .integer(version)]) > 0 else { return false }
         for relationship in entity.relationships {
             guard let join = SQLSchema.joinTable(relationship, of: entity) else { continue }
             try db.execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(id.key)])
         }
+        return true
+    }
+
+    /// The order in which a save locks rows: by table, then key.
+    static func lockOrder(_ a: ManagedObjectID, _ aEntity: EntityDescription, _ b: ManagedObjectID, _ bEntity: EntityDescription) -> Bool {
+        let (aTable, bTable) = (aEntity.rootEntity.name, bEntity.rootEntity.name)
+        return aTable != bTable ? aTable < bTable : a.key < b.key
     }
 
     /// Writes the position of each destination of `owner`'s loaded ordered

@@ -73,7 +73,9 @@ package final class SQLStore: Sendable {
         }
         var migrated = false
         var tracks = persistentHistoryTracking
-        identifier = try connections.write { db in
+        // Exclusive: two processes opening one PostgreSQL schema never
+        // create or migrate it at once.
+        identifier = try connections.writeExclusively { db in
             if try db.tableExists(SQLSchema.metadataTableName) {
                 let (identifier, old) = try Self.storeRecords(in: db, location: location)
                 let migration = try SQLMigration(from: old, to: model)
@@ -86,6 +88,7 @@ package final class SQLStore: Sendable {
                 try SQLSchema.addOrderColumns(model, in: db)
                 try SQLSchema.createFetchIndexes(model, in: db)
                 try SQLSchema.checkTables(of: model, in: db, location: location)
+                try SQLKeys.createSequences(model, in: db)
                 try Self.writeModel(model, in: db)
                 // A store that keeps history keeps it for every writer, so
                 // that no other process misses a change without knowing.
@@ -97,6 +100,7 @@ package final class SQLStore: Sendable {
             let identifier = UUID().uuidString
             try SQLSchema.create(model, in: db)
             try SQLSchema.createFetchIndexes(model, in: db)
+            try SQLKeys.createSequences(model, in: db)
             try db.execute("INSERT INTO \(SQLSchema.metadataTable) (key, value) VALUES ('storeUUID', ?)", [.string(identifier)])
             try Self.writeModel(model, in: db)
             if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Where the primary keys of new rows come from.
+///
+/// - **SQLite**: each root entity's counter in `Z_PRIMARYKEY`, raised by
+///   one `UPDATE … RETURNING` inside the saving transaction. SQLite runs one
+///   writer at a time, so the counter's row never makes a writer wait, and
+///   a save that rolls back gives its keys back.
+/// - **PostgreSQL**: a sequence per root entity, `"<table>_Z_PK_seq"` (as
+///   PostgreSQL names a `serial` column's), read with
+///   `SELECT nextval(…) FROM generate_series(1, n)`. Writers run beside
+///   each other there, and a counter's row would hold every other saving
+///   transaction until commit; `nextval` never waits for another
+///   transaction. Its keys are never given back: a save that rolls back
+///   leaves a gap, as a `serial` column does. The keys of one save are
+///   increasing but need not be consecutive when other processes take keys
+///   at the same moment. Each sequence is created when the store is opened
+///   (under the exclusive lock), starting after the entity's
+///   `Z_PRIMARYKEY` counter and its table's largest key, so that a store
+///   saved before the sequences existed never reuses a key.
+///
+/// **Complexity:** one statement per entity of a save; on PostgreSQL, n
+/// result rows for n keys.
+enum SQLKeys {
+    /// The name of `root`'s key sequence (PostgreSQL), unquoted. Names past
+    /// PostgreSQL's 63 bytes keep a prefix and a hash of the whole name.
+    static func sequenceName(root: String) -> String {
+        let name = root + "_Z_PK_seq"
+        guard name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in root.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let suffix = "_" + String(hash, radix: 16) + "_Z_PK_seq"
+        var prefix = ""
+        for character in root {
+            guard (prefix + String(character)).utf8.count + suffix.utf8.count <= 63 else { break }
+            prefix.append(character)
+        }
+        return prefix + suffix
+    }
+
+    /// `count` (at least 1) new keys of `entity`, increasing.
+    /// - Throws: ``StoreError/invalidStoredValue(entity:property:reason:)``
+    ///   when the counter or sequence has no key left for them.
+    static func take(_ count: Int, for entity: EntityDescription, in db: any SQLDatabase) throws -> [Int64] {
+        let root = entity.rootEntity.name
+        switch db.dialect {
+        case .sqlite: return Array(try takeFromCounter(count, root: root, in: db))
+        case .postgres: return try takeFromSequence(count, root: root, in: db)
+        }
+    }
+
+    private static func takeFromCounter(_ count: Int, root: String, in db: any SQLDatabase) throws -> ClosedRange<Int64> {
+        // Never past Int64.max: SQLite would turn the counter into a REAL.
+        let last = try db.int64("UPDATE \(SQLSchema.primaryKeyTable) SET max = max + ? WHERE entity = ? AND max <= ? RETURNING max",
+                                [.integer(Int64(count)), .string(root), .integer(Int64.max - Int64(count))])
+        guard let last else {
+            guard let current = try db.int64("SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(root)]) else {
+                throw StoreError.unknownEntity(root)
+            }
+            throw StoreError.invalidStoredValue(entity: root, property: "Z_PRIMARYKEY.max",
+                                                reason: "no primary key is left for \(count) new object(s): the counter is at \(current)")
+        }
+        return last - Int64(count) + 1 ... last
+    }
+
+    private static func takeFromSequence(_ count: Int, root: String, in db: any SQLDatabase) throws -> [Int64] {
+        let sequence = sequenceName(root: root)
+        do {
+            var keys: [Int64] = []
+            keys.reserveCapacity(count)
+            try db.forEachRow("SELECT nextval(\(SQLSchema.literal(SQLSchema.quote(sequence)))) FROM generate_series(1, ?)",
+                              [.integer(Int64(count))]) { row in
+                keys.append(row.int64(0))
+            }
+            return keys
+        } catch StoreError.postgres(code: "2200H", _, _) {
+            // sequence_generator_limit_exceeded
+            throw StoreError.invalidStoredValue(entity: root, property: sequence,
+                                                reason: "no primary key is left for \(count) new object(s): the sequence reached \(Int64.max)")
+        }
+    }
+
+    /// Creates the key sequence of each root entity of `model` that has
+    /// none (PostgreSQL; nothing on SQLite), started after the entity's
+    /// `Z_PRIMARYKEY` counter and its table's largest key. Run at open,
+    /// after the migration, under the exclusive lock: a sequence is set
+    /// only when it is created, before any writer can use it.
+    static func createSequences(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
+        guard db.dialect == .postgres else { return }
+        let existing = Set(try db.strings("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()"))
+        for root in model.entities where root.superentity == nil {
+            let sequence = sequenceName(root: root.name)
+            guard !existing.contains(sequence) else { continue }
+            let literal = SQLSchema.literal(SQLSchema.quote(sequence))
+            try db.execute("CREATE SEQUENCE \(SQLSchema.quote(sequence)) AS BIGINT", [])
+            try db.execute("""
+                SELECT setval(\(literal), GREATEST(1, start), start > 0) FROM (SELECT GREATEST(\
+                COALESCE((SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?), 0), \
+                COALESCE((SELECT MAX(\(SQLSchema.quote(SQLSchema.primaryKey))) FROM \(SQLSchema.table(root))), 0)) AS start) AS counters
+                """, [.string(root.name)])
+        }
+    }
+
+    /// The statements that follow a root entity's table when a migration
+    /// renames it (PostgreSQL; none on SQLite).
+    static func renameSequence(from old: String, to new: String, in db: any SQLDatabase) throws {
+        guard db.dialect == .postgres else { return }
+        try db.execute("ALTER SEQUENCE IF EXISTS \(SQLSchema.quote(sequenceName(root: old))) RENAME TO \(SQLSchema.quote(sequenceName(root: new)))", [])
+    }
+
+    /// Drops a removed root entity's sequence (PostgreSQL; nothing on SQLite).
+    static func dropSequence(root: String, in db: any SQLDatabase) throws {
+        guard db.dialect == .postgres else { return }
+        try db.execute("DROP SEQUENCE IF EXISTS \(SQLSchema.quote(sequenceName(root: root)))", [])
+    }
+}
