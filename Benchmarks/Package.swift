@@ -72,6 +72,20 @@ let package = Package(
             path: "Sources/RemoteChangeDelay",
             swiftSettings: strict
         ),
+        // Several writer processes saving to one PostgreSQL schema at once,
+        // Coherence beside raw postgres-nio sending the same transactions
+        // (`Benchmarks/report` runs it when `COHERENCE_POSTGRES_URL` is set).
+        .executableTarget(
+            name: "postgres-writers",
+            dependencies: [
+                "Workloads",
+                .product(name: "Coherence", package: coherencePackage),
+                .product(name: "CoherencePostgres", package: coherencePackage),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Sources/PostgresWriters",
+            swiftSettings: strict
+        ),
         // One workload, once, between callgrind's start and stop of
         // instrumentation: `Benchmarks/instructions` runs it under valgrind.
         // Not linked with the benchmark tool (nor its malloc interposer).

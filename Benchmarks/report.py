@@ -169,12 +169,12 @@ def peers_table(results, counted, workloads):
 
 def save_round_trips(objects, attributes):
     """The round trips of a PostgreSQL save of `objects` new objects of one
-    entity with `attributes` columns: BEGIN, the advisory write lock, the
-    UPDATE of Z_PRIMARYKEY reserving the keys, the multi-row INSERTs (each
-    row binds Z_PK, Z_OPT and the attributes, at most 65,535 parameters a
-    statement), COMMIT."""
+    entity with `attributes` columns: BEGIN, the keys taken from the
+    entity's sequence in one `SELECT nextval(...) FROM generate_series(1, n)`,
+    the multi-row INSERTs (each row binds Z_PK, Z_OPT and the attributes, at
+    most 65,535 parameters a statement), COMMIT. No lock is taken."""
     rows_per_statement = 65_535 // (attributes + 2)
-    return 4 + -(-objects // rows_per_statement)
+    return 3 + -(-objects // rows_per_statement)
 
 
 def postgres_section(results):
@@ -201,9 +201,99 @@ def postgres_section(results):
     else:
         lines.append(
             f"One `save()` of the 50,000 new objects took {trips:,.0f} round trips to the server (the formula gives {expected:,}). "
-            "A save of N new objects of one entity with k attribute and to-one columns (no uniqueness constraints, no to-many join rows) takes 4 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
-            "the advisory write lock, one `UPDATE … RETURNING` of `Z_PRIMARYKEY` reserving the N keys, the multi-row "
-            "`INSERT`s (each row binds `Z_PK`, `Z_OPT` and its k attributes; here 5,461 rows a statement), and `COMMIT`.")
+            "A save of N new objects of one entity with k attribute and to-one columns (no uniqueness constraints, no to-many join rows) takes 3 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
+            "one `SELECT nextval(…) FROM generate_series(1, N)` taking the N keys from the entity's sequence, the multi-row "
+            "`INSERT`s (each row binds `Z_PK`, `Z_OPT` and its k attributes; here 5,461 rows a statement), and `COMMIT`. "
+            "A save takes no lock: saves of several processes run side by side (next section).")
+    return lines + [""]
+
+
+WRITER_COUNTS = [1, 2, 4, 8]
+
+
+def fmt_rate(value):
+    return "–" if value is None else f"{value:,.0f}"
+
+
+def fmt_ratio(subject, baseline):
+    return f"{subject / baseline:,.2f}" if subject is not None and baseline else "–"
+
+
+def bar_status(ratios, bar):
+    """Met when every W was measured and each ratio reaches `bar`."""
+    if not ratios or any(r is None for r in ratios):
+        return "not measured"
+    return "met" if all(r >= bar for r in ratios) else "**missed**"
+
+
+def writers_section(folder):
+    """Several writer processes saving to one PostgreSQL schema at once
+    (`postgres-writers`, writers.json): Coherence beside raw postgres-nio
+    sending the same transactions, uncontended and contended, the run with
+    persistent history, and the bars of issue #32."""
+    lines = ["## PostgreSQL: several writer processes", "",
+             "W writer processes (W = 1, 2, 4, 8) save to one schema of the same throwaway server at once, each on connections",
+             "of its own, released together once all are connected (`Benchmarks/.build/release/postgres-writers`). Saves per",
+             "second: every writer's saves over the wall time from the start signal to the last writer's end. Each run has a",
+             "new schema holding Coherence's tables; both sides run in the same invocation.", "",
+             "- **Uncontended**: each save inserts a row and updates the row its writer inserted in the save before. The raw",
+             "  side (postgres-nio) sends exactly Coherence's statements, one round trip each: `BEGIN`, the new key from the",
+             "  entity's sequence, the versioned `UPDATE … WHERE Z_PK = ? AND Z_OPT = ?`, the `INSERT`, `COMMIT`.",
+             "- **Contended**: every save increments one counter row. Coherence (`.error` merge policy) rolls back, refreshes",
+             "  the counter and tries again on a `MergeError`; the raw side runs a version-checked loop (`SELECT`, then",
+             "  `UPDATE … WHERE Z_OPT = ?`, `ROLLBACK` and again when no row matched). Retries in parentheses.",
+             "- **Object-trump**: every save sets the counter under `.mergeByPropertyObjectTrump` (Coherence only); errors",
+             "  thrown by `save()` are counted.", "",
+             "After each run the benchmark checks what was written (the row count, no key twice, no lost update: every",
+             "uncontended row updated exactly once, the contended counter equal to the saves) and stops on a failure.", ""]
+    path = os.path.join(folder, "writers.json")
+    if not os.path.exists(path):
+        return lines + ["Not run: PostgreSQL 15 was not installed, or `COHERENCE_POSTGRES_URL` not set.", ""]
+    w = json.load(open(path))
+    saves = int(w.get("saves-per-writer", 300))
+    lines += [f"{saves:,} saves per writer process, saves per second:", "",
+              "| W | Uncontended: raw postgres-nio | Coherence | Ratio | Contended (`.error` + retry): raw | Coherence | Ratio "
+              "| Object-trump | Errors thrown |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    uncontended_ratios, contended_ratios, trump_errors = [], [], []
+    for n in WRITER_COUNTS:
+        ur, uc = w.get(f"uncontended/raw/{n}"), w.get(f"uncontended/coherence/{n}")
+        cr, cc = w.get(f"contended-error/raw/{n}"), w.get(f"contended-error/coherence/{n}")
+        ot, errors = w.get(f"contended-objecttrump/coherence/{n}"), w.get(f"contended-objecttrump/coherence/{n}/errors")
+        uncontended_ratios.append(uc / ur if uc is not None and ur else None)
+        contended_ratios.append(cc / cr if cc is not None and cr else None)
+        trump_errors.append(errors)
+
+        def contended(side, value):
+            retries = w.get(f"contended-error/{side}/{n}/retries")
+            return fmt_rate(value) + (f" ({retries:,.0f} retries)" if value is not None and retries is not None else "")
+        lines.append(f"| {n} | {fmt_rate(ur)} | {fmt_rate(uc)} | {fmt_ratio(uc, ur)} | {contended('raw', cr)} | "
+                     f"{contended('coherence', cc)} | {fmt_ratio(cc, cr)} | {fmt_rate(ot)} | "
+                     f"{'–' if errors is None else f'{errors:,.0f}'} |")
+    lines.append("")
+    growth = []
+    for side, label in [("raw", "raw postgres-nio"), ("coherence", "Coherence")]:
+        first, last = w.get(f"uncontended/{side}/1"), w.get(f"uncontended/{side}/8")
+        if first and last is not None:
+            growth.append(f"{label} {last / first:,.2f}×")
+    history, without = w.get("history/coherence/4"), w.get("uncontended/coherence/4")
+    if history is None:
+        lines.append("- Coherence with persistent history (uncontended, 4 writers): not measured.")
+    else:
+        lines.append(f"- Coherence with persistent history (uncontended, 4 writers): {fmt_rate(history)} saves/s"
+                     + (f", {history / without:,.2f}× the same run without history" if without else "")
+                     + "; the history was checked: one transaction per save, numbered consecutively in commit order, "
+                       "each inserted object in exactly one insert change.")
+    missing_errors = any(e is None for e in trump_errors)
+    trump_status = "not measured" if missing_errors else ("met" if sum(trump_errors) == 0 else "**missed**")
+    lines += [f"- Uncontended, Coherence ≥ 0.8× raw postgres-nio at every W: {bar_status(uncontended_ratios, 0.8)}; "
+              f"throughput from 1 to 8 writers: {', '.join(growth) if growth else 'not measured'} "
+              "(it must grow with W as raw's does).",
+              f"- Contended, `.error` with retry, Coherence ≥ 0.6× the raw version-checked loop at every W: "
+              f"{bar_status(contended_ratios, 0.6)}.",
+              f"- Object-trump never throws, whatever W: {trump_status}.",
+              "- No lost update, no duplicate key, no missed or doubled history transaction: checked by the benchmark "
+              "after every run (a failed check stops it, so a table here means they held)."]
     return lines + [""]
 
 
@@ -389,6 +479,7 @@ def main():
               ""]
     lines += remote_changes_section(r, counted, results_path)
     lines += postgres_section(r)
+    lines += writers_section(results_path)
     lines += ["## Parent watching its child", "",
               "| Servers (100 items each) | Derived attribute | Seed pattern | Speed-up |", "|---|---|---|---|"]
     for n in [10, 1_000, 10_000]:

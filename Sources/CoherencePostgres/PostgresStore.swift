@@ -11,19 +11,26 @@ public import Coherence
 /// container.persistentStoreDescriptions = [.postgres(url: "postgres://app@db.internal:5432/zeader")]
 /// ```
 ///
-/// **Several processes.** Primary keys come from each entity's counter in
-/// `Z_PRIMARYKEY`, reserved inside the saving transaction, so two processes
-/// never issue the same key. Saves run at PostgreSQL's `READ COMMITTED`
-/// isolation under a transaction-level advisory lock taken on the store's
-/// schema: saves of one store commit one after another, across processes
-/// and machines, as SQLite's single writer does, so version checks
-/// (optimistic locking), uniqueness checks and delete rules see a database
-/// no other save changes under them. A row another process saved since this
-/// one read it is a conflict that the merge policy resolves, exactly as
-/// between two coordinators of one SQLite file. Reads run at `REPEATABLE
+/// **Several processes.** Saves of several processes and machines run side
+/// by side, each one `READ COMMITTED` transaction, with no schema-wide lock:
+/// - primary keys come from a sequence per entity (`"<Entity>_Z_PK_seq"`,
+///   see `SQLKeys`), which never waits for another transaction;
+/// - rows are updated and deleted in key order, each only if still at the
+///   version this context read (`… AND "Z_OPT" = ?`): a row another process
+///   saved since is a conflict;
+/// - a conflict is resolved inside the transaction: the save is tried again
+///   with its rows locked (`SELECT … FOR UPDATE`), the context's merge policy
+///   resolves against them, and the result is written, so every policy but
+///   `.error` completes however many writers contend;
+/// - a uniqueness race (SQLSTATE 23505), a deadlock (40P01) or a
+///   serialization failure (40001) rolls back and is tried again;
+/// - persistent history takes its transaction number last, holding the
+///   counter's row until commit, so numbers follow commit order with no gap.
+///
+/// Opening and migrating take `pg_advisory_xact_lock` on the schema, so
+/// two processes never migrate one schema at once. Reads run at `REPEATABLE
 /// READ`, one committed state per request, and never wait for a save (only
-/// for a migration's `ALTER TABLE`). A save waits for the one before it
-/// without a time limit.
+/// for a migration's `ALTER TABLE`).
 ///
 /// **Blocking calls.** Core Data's calls (`save()`, `fetch(_:)`, faults) are
 /// synchronous; postgres-nio's are asynchronous. The store waits for

@@ -3,12 +3,19 @@ import Foundation
 // Batch requests as SQL, in one transaction each.
 extension SQLStore {
     /// Runs a batch request; with history tracking, records it as one
-    /// transaction of `author` and `contextName`.
+    /// transaction of `author` and `contextName`. A deadlock or a
+    /// serialization failure (PostgreSQL, whose writers run side by side)
+    /// rolls it back, and it runs again (see ``transientRetries``).
     package func execute(_ request: StoreBatchRequest, author: String? = nil, contextName: String? = nil) throws -> StoreBatchResult? {
-        do {
-            return try executeInSQL(request, author: author, contextName: contextName)
-        } catch is SQLDialectCannotEvaluate {
-            return nil // the context runs it through a scratch context
+        var retries = 0
+        while true {
+            do {
+                return try executeInSQL(request, author: author, contextName: contextName)
+            } catch is SQLDialectCannotEvaluate {
+                return nil // the context runs it through a scratch context
+            } catch let error as StoreError where retries < Self.transientRetries && Self.isTransient(error, saving: StoreSaveRequest()) {
+                retries += 1
+            }
         }
     }
 

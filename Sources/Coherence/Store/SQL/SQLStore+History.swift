@@ -5,8 +5,13 @@ import Foundation
 ///
 /// - `Z_HISTORY_TRANSACTION`: one row per save or batch request; `Z_PK` is
 ///   the transaction number (the token), taken from the `Z_PRIMARYKEY`
-///   counter named `Z_HISTORY_TRANSACTION` inside the writing transaction, so
-///   numbers grow in commit order and are never reused, even after pruning;
+///   counter named `Z_HISTORY_TRANSACTION` as the writing transaction's last
+///   step. Its `UPDATE` holds the counter's row until the transaction
+///   commits or rolls back, so a PostgreSQL writer that takes the next
+///   number waits until the one before is visible: numbers follow commit
+///   order with no gap, and a reader of "every transaction after n" never
+///   misses one that commits later with a smaller number. Numbers are never
+///   reused, even after pruning;
 ///   `ZTIMESTAMP` (seconds since 2001), `ZAUTHOR`, `ZCONTEXTNAME`.
 /// - `Z_HISTORY_CHANGE`: one row per run of changed objects; `Z_PK` (a
 ///   counter too: the first change's number), `ZTRANSACTION`, `ZENTITY` (the
@@ -73,7 +78,9 @@ extension SQLStore {
 
     /// Writes one history transaction with `changes`, inside the caller's
     /// write transaction (so it commits or rolls back with the data), and
-    /// returns its token; `nil` when nothing was recorded.
+    /// returns its token; `nil` when nothing was recorded. Must be the
+    /// transaction's last step: from taking the number until commit, other
+    /// writers' history waits (see ``SQLHistorySchema``).
     @discardableResult
     func writeHistory(_ changes: [SQLHistoryChange], author: String?, contextName: String?,
                       in db: any SQLDatabase) throws -> PersistentHistoryToken? {
