@@ -15,13 +15,18 @@ public import Coherence
 /// by side, each one `READ COMMITTED` transaction, with no schema-wide lock:
 /// - primary keys come from a sequence per entity (`"<Entity>_Z_PK_seq"`,
 ///   see `SQLKeys`), which never waits for another transaction;
-/// - rows are updated and deleted in key order, each only if still at the
-///   version this context read (`… AND "Z_OPT" = ?`): a row another process
-///   saved since is a conflict;
+/// - rows are updated and deleted by table and key, each only if still at
+///   the version this context read (`… AND "Z_OPT" = ?`): a row another
+///   process saved since is a conflict; a save waits without a time limit
+///   for another that holds the same rows;
 /// - a conflict is resolved inside the transaction: the save is tried again
 ///   with its rows locked (`SELECT … FOR UPDATE`), the context's merge policy
-///   resolves against them, and the result is written, so every policy but
-///   `.error` completes however many writers contend;
+///   resolves against them, and the result is written, so a merge policy
+///   that resolves conflicting changes completes however many writers
+///   contend (`.error` throws, and store trump and rollback refuse the
+///   deletion of an object changed elsewhere, as on SQLite); the resolution
+///   runs inside the save, so a merge policy or a validation method must not
+///   save or run a batch request on the same coordinator;
 /// - a uniqueness race (SQLSTATE 23505), a deadlock (40P01) or a
 ///   serialization failure (40001) rolls back and is tried again;
 /// - persistent history takes its transaction number last, holding the

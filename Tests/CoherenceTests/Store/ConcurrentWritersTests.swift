@@ -236,6 +236,54 @@ struct ConcurrentWritersTests {
         }
     }
 
+    // MARK: - Uniqueness races
+
+    /// Every writer inserts the same ten emails, one a save, under object
+    /// trump: saves of different processes race on the unique index
+    /// (SQLSTATE 23505 for the later one), are tried again, and meet the
+    /// other row as a constraint conflict that the policy merges. No save
+    /// throws, and each email is stored once.
+    ///
+    /// Core Data: with a uniqueness constraint, "a merge policy [resolves]
+    /// the conflict", and `NSMergeByPropertyObjectTrumpMergePolicy` keeps
+    /// the in-memory changes
+    /// (https://developer.apple.com/documentation/coredata/nsentitydescription/uniquenessconstraints).
+    @Test("Writer processes inserting the same unique values under object trump: no save throws, each value is stored once",
+          .enabled(if: PostgresTestServer.shouldRun))
+    func writerProcessesRacingOnUniqueValues() async throws {
+        let database = try TestDatabase.new(.postgres)
+        _ = try database.coordinator([UniqueAccount.self])
+        let results = await Self.runWriters("unique", address: database.address)
+        guard Self.allSucceeded(results) else { return }
+        let reader = try database.context([UniqueAccount.self])
+        let emails = try reader.performAndWait { try reader.fetch(FetchRequest<UniqueAccount>()).map(\.email) }
+        #expect(emails.sorted() == Self.uniqueEmails, "each email once: \(emails.sorted())")
+    }
+
+    static let uniqueEmails = (0..<10).map { "user\($0)@example.com" }
+
+    /// In writer `index`: one save per email, each inserting an account
+    /// with it, under object trump; any save that throws fails the writer.
+    static func uniqueWriter(_ index: Int, address: String, folder: String) throws {
+        let prepared = Result { () throws -> ManagedObjectContext in
+            let context = try TestDatabase(kind: .postgres, address: address).context([UniqueAccount.self])
+            context.mergePolicy = .mergeByPropertyObjectTrump
+            return context
+        }
+        gather(folder, writer: index)
+        let context = try prepared.get()
+        try context.performAndWait {
+            for email in uniqueEmails {
+                UniqueAccount(context: context).email = email
+                do {
+                    try context.save()
+                } catch {
+                    throw fail("writer \(index), \(email) threw under object trump: \(error)")
+                }
+            }
+        }
+    }
+
     // MARK: - Child processes
 
     /// Starts the `writers` child processes together, each running `role`,
@@ -257,6 +305,8 @@ struct ConcurrentWritersTests {
             [role = role as String, index = index as Int, address = address as String, folder = folder as String] in
             if role == "trumping" {
                 try ConcurrentWritersTests.trumpingWriter(index, address: address, folder: folder)
+            } else if role == "unique" {
+                try ConcurrentWritersTests.uniqueWriter(index, address: address, folder: folder)
             } else {
                 try ConcurrentWritersTests.countingWriter(index, address: address, folder: folder)
             }

@@ -17,7 +17,10 @@ import Foundation
 ///   at the same moment. Each sequence is created when the store is opened
 ///   (under the exclusive lock), starting after the entity's
 ///   `Z_PRIMARYKEY` counter and its table's largest key, so that a store
-///   saved before the sequences existed never reuses a key.
+///   saved before the sequences existed never reuses a key; the counter's
+///   row is then deleted, so that a process still running an older
+///   Coherence fails to save instead of reusing keys (every process of a
+///   deployment moves to the new version together).
 ///
 /// **Complexity:** one statement per entity of a save; on PostgreSQL, n
 /// result rows for n keys.
@@ -63,7 +66,9 @@ enum SQLKeys {
         return last - Int64(count) + 1 ... last
     }
 
-    private static func takeFromSequence(_ count: Int, root: String, in db: any SQLDatabase) throws -> [Int64] {
+    /// `count` numbers of the sequence of `root` (an entity, or a history
+    /// table), increasing.
+    static func takeFromSequence(_ count: Int, root: String, in db: any SQLDatabase) throws -> [Int64] {
         let sequence = sequenceName(root: root)
         do {
             var keys: [Int64] = []
@@ -88,17 +93,25 @@ enum SQLKeys {
     static func createSequences(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
         guard db.dialect == .postgres else { return }
         let existing = Set(try db.strings("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()"))
-        for root in model.entities where root.superentity == nil {
-            let sequence = sequenceName(root: root.name)
-            guard !existing.contains(sequence) else { continue }
-            let literal = SQLSchema.literal(SQLSchema.quote(sequence))
-            try db.execute("CREATE SEQUENCE \(SQLSchema.quote(sequence)) AS BIGINT", [])
-            try db.execute("""
-                SELECT setval(\(literal), GREATEST(1, start), start > 0) FROM (SELECT GREATEST(\
-                COALESCE((SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?), 0), \
-                COALESCE((SELECT MAX(\(SQLSchema.quote(SQLSchema.primaryKey))) FROM \(SQLSchema.table(root))), 0)) AS start) AS counters
-                """, [.string(root.name)])
+        for root in model.entities where root.superentity == nil && !existing.contains(sequenceName(root: root.name)) {
+            try createSequence(root: root.name, in: db)
         }
+    }
+
+    /// Creates the sequence of `root` (an entity, or a history table whose
+    /// `Z_PRIMARYKEY` counter has the same name), started after its counter
+    /// and its table's largest key (PostgreSQL, under the exclusive lock).
+    static func createSequence(root: String, in db: any SQLDatabase) throws {
+        let sequence = sequenceName(root: root)
+        try db.execute("CREATE SEQUENCE \(SQLSchema.quote(sequence)) AS BIGINT", [])
+        try db.execute("""
+            SELECT setval(\(SQLSchema.literal(SQLSchema.quote(sequence))), GREATEST(1, start), start > 0) FROM (SELECT GREATEST(\
+            COALESCE((SELECT max FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?), 0), \
+            COALESCE((SELECT MAX(\(SQLSchema.quote(SQLSchema.primaryKey))) FROM \(SQLSchema.table(named: root))), 0)) AS start) AS counters
+            """, [.string(root)])
+        // The counter is not used any more: a process of an older Coherence
+        // (which took keys from it) now fails loudly instead of reusing keys.
+        try db.execute("DELETE FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(root)])
     }
 
     /// The statements that follow a root entity's table when a migration

@@ -89,7 +89,11 @@ extension SQLStore {
             let (condition, arguments) = try whereClause(entity: entity, predicate: predicate, variable: variable,
                                                          subentities: includesSubentities)
             return try write { db in
-                let keys = try db.int64s("SELECT t0.\(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(SQLSchema.table(entity)) AS t0\(condition)", arguments)
+                // PostgreSQL: the rows are locked first (saves of other
+                // processes run beside this), so that the delete rules'
+                // statements after this one see every save that touched them.
+                let lock = db.dialect == .postgres ? " ORDER BY t0.\(SQLSchema.quote(SQLSchema.primaryKey)) FOR UPDATE OF t0" : ""
+                let keys = try db.int64s("SELECT t0.\(SQLSchema.quote(SQLSchema.primaryKey)) FROM \(SQLSchema.table(entity)) AS t0\(condition)\(lock)", arguments)
                 var changes = ObjectIDChanges()
                 var parents: [Int: Set<Int64>] = [:]
                 var tombstones: [SQLHistoryChange] = []

@@ -49,6 +49,11 @@ extension SQLStore {
         let version = SQLSchema.quote(SQLSchema.version)
         var changed = Set<ManagedObjectID>()
         let chunks: [ArraySlice<Int64>?] = keys.map { chunked($0.sorted()) } ?? [nil]
+        if keys == nil, dialect == .postgres {
+            // Every row (after a migration): no save may change the table
+            // until this transaction ends (reads go on).
+            try db.execute("LOCK TABLE \(SQLSchema.table(parentEntity)) IN EXCLUSIVE MODE", [])
+        }
         for chunk in chunks {
             var sql = "UPDATE \(SQLSchema.table(parentEntity)) AS p SET \(column) = \(expression), \(version) = \(version) + 1 WHERE \(dialect.isNotSame("p.\(column)", expression))"
             var allArguments = arguments + arguments
@@ -56,6 +61,14 @@ extension SQLStore {
             if let chunk {
                 sql += " AND p.\(pk) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
                 allArguments += chunk.map { .integer($0) }
+                if dialect == .postgres {
+                    // Saves of other processes change these rows too: lock
+                    // them first (in key order), so that the UPDATE, whose
+                    // subquery reads the children as of its own start, counts
+                    // every save that committed before it.
+                    try db.execute("SELECT 1 FROM \(SQLSchema.table(parentEntity)) AS p WHERE p.\(pk) IN (\(placeholders(chunk.count))) ORDER BY p.\(pk) FOR UPDATE",
+                                   chunk.map { .integer($0) })
+                }
             }
             if parentEntity.isInHierarchy {
                 sql += " RETURNING \(pk), \(SQLSchema.quote(SQLSchema.entityColumn))"

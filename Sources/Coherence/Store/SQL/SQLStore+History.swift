@@ -13,11 +13,14 @@ import Foundation
 ///   misses one that commits later with a smaller number. Numbers are never
 ///   reused, even after pruning;
 ///   `ZTIMESTAMP` (seconds since 2001), `ZAUTHOR`, `ZCONTEXTNAME`.
-/// - `Z_HISTORY_CHANGE`: one row per run of changed objects; `Z_PK` (a
-///   counter too: the first change's number), `ZTRANSACTION`, `ZENTITY` (the
+/// - `Z_HISTORY_CHANGE`: one row per run of changed objects; `Z_PK` (the
+///   first change's number: from the `Z_HISTORY_CHANGE` counter on SQLite,
+///   from the sequence `"Z_HISTORY_CHANGE_Z_PK_seq"` on PostgreSQL, taken
+///   before the transaction number so that it never waits), `ZTRANSACTION`, `ZENTITY` (the
 ///   concrete entity's name), `ZKEY` (the first row's primary key),
 ///   `ZCOUNT` (how many changes the run holds: rows `ZKEY`, `ZKEY + 1`, …,
-///   numbered `Z_PK`, `Z_PK + 1`, …), `ZCHANGETYPE` (0 insert, 1 update,
+///   numbered `Z_PK`, `Z_PK + 1`, …; a run also ends where the numbers
+///   taken are not consecutive), `ZCHANGETYPE` (0 insert, 1 update,
 ///   2 delete), `ZUPDATED` (updated property names, comma-separated),
 ///   `ZTOMBSTONE` (preserved values of a deleted object, JSON; a change with
 ///   a tombstone is a run of its own). The objects a save inserts get
@@ -59,8 +62,14 @@ package enum SQLHistorySchema {
         }
         try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_CHANGE_ZTRANSACTION\" ON \(changeTable) (\"ZTRANSACTION\")", [])
         try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_TRANSACTION_ZTIMESTAMP\" ON \(transactionTable) (\"ZTIMESTAMP\")", [])
-        for counter in [transactionCounter, changeCounter] {
-            try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(counter)])
+        try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(transactionCounter)])
+        // Change numbers: a counter on SQLite, a sequence on PostgreSQL
+        // (started after the counter an older store kept).
+        if db.dialect == .sqlite {
+            try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(changeCounter)])
+        } else if try db.int64("SELECT COUNT(*) FROM pg_sequences WHERE schemaname = current_schema() AND sequencename = ?",
+                               [.string(SQLKeys.sequenceName(root: changeCounter))]) == 0 {
+            try SQLKeys.createSequence(root: changeCounter, in: db)
         }
     }
 }
@@ -86,26 +95,29 @@ extension SQLStore {
                       in db: any SQLDatabase) throws -> PersistentHistoryToken? {
         // A batch request that changed nothing records nothing.
         guard tracksPersistentHistory, !changes.isEmpty else { return nil }
-        let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db)
+        // PostgreSQL: the changes' numbers first, from a sequence, which
+        // never waits; then the transaction's number, which holds the
+        // counter's row until commit (see `SQLHistorySchema`).
+        let sequenced = dialect == .postgres ? try SQLKeys.takeFromSequence(changes.count, root: SQLHistorySchema.changeCounter, in: db) : nil
+        let number = try takeTransactionNumber(author: author, contextName: contextName, in: db)
         remoteChangeWatcher.withLock { $0 }?.noteOwn(number)
-        if dialect == .postgres {
-            // Delivered to listeners only if this transaction commits.
-            try db.execute("SELECT pg_notify(?, ?)", [.string(SQLHistorySchema.channel(storeIdentifier: identifier)), .string(String(number))])
+        let numbers: [Int64]
+        if let sequenced {
+            numbers = sequenced
+        } else {
+            let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db)
+            numbers = Array(last - Int64(changes.count) + 1 ... last)
         }
-        try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
-                       [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author.map { .string($0) } ?? .null,
-                        contextName.map { .string($0) } ?? .null])
-        let last = try takeNumbers(changes.count, from: SQLHistorySchema.changeCounter, in: db)
-        let first = last - Int64(changes.count) + 1
         var rows: [[StoreValue]] = []
         var start = 0
         while start < changes.count {
             let change = changes[start]
             var end = start + 1
             if change.tombstone == nil {
-                while end < changes.count, Self.continuesRun(changes[end], of: change, at: end - start) { end += 1 }
+                while end < changes.count, Self.continuesRun(changes[end], of: change, at: end - start),
+                      numbers[end] == numbers[start] + Int64(end - start) { end += 1 }
             }
-            rows.append([.integer(first + Int64(start)), .integer(number), .string(change.objectID.entityName), .integer(change.objectID.key),
+            rows.append([.integer(numbers[start]), .integer(number), .string(change.objectID.entityName), .integer(change.objectID.key),
                          .integer(Int64(change.type.rawValue)), change.updated.map { .string($0.joined(separator: ",")) } ?? .null,
                          try change.tombstone.map { .string(try TombstoneCoding.encode($0)) } ?? .null, .integer(Int64(end - start))])
             start = end
@@ -115,6 +127,32 @@ extension SQLStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, rows)
         return PersistentHistoryToken(storeIdentifier: identifier, transactionNumber: number)
+    }
+
+    /// Takes the next transaction number and writes the transaction's row
+    /// (and on PostgreSQL its `NOTIFY`, delivered only if it commits): one
+    /// statement on PostgreSQL, three on SQLite.
+    private func takeTransactionNumber(author: String?, contextName: String?, in db: any SQLDatabase) throws -> Int64 {
+        let timestamp = StoreValue.double(Date().timeIntervalSinceReferenceDate)
+        let author = author.map { .string($0) } ?? StoreValue.null, contextName = contextName.map { .string($0) } ?? StoreValue.null
+        guard dialect == .postgres else {
+            let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db)
+            try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
+                           [.integer(number), timestamp, author, contextName])
+            return number
+        }
+        let number = try db.int64("""
+            WITH n AS (UPDATE \(SQLSchema.primaryKeyTable) SET max = max + 1 WHERE entity = ? RETURNING max), \
+            t AS (INSERT INTO \(SQLHistorySchema.transactionTable) ("Z_PK", "ZTIMESTAMP", "ZAUTHOR", "ZCONTEXTNAME") \
+            SELECT max, CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT) FROM n) \
+            SELECT max, pg_notify(CAST(? AS TEXT), CAST(max AS TEXT)) FROM n
+            """, [.string(SQLHistorySchema.transactionCounter), timestamp, author, contextName,
+                  .string(SQLHistorySchema.channel(storeIdentifier: identifier))])
+        guard let number else {
+            throw StoreError.invalidStoredValue(entity: SQLHistorySchema.transactionCounter, property: "max",
+                                                reason: "the history counter is missing from \(SQLSchema.primaryKeyTable)")
+        }
+        return number
     }
 
     /// Whether `change` is the object `offset` places after `first` in a

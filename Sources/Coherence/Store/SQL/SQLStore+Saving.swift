@@ -50,7 +50,9 @@ extension SQLStore {
         while true {
             do {
                 return try write { db in
-                    if locking, let resolve { request = try lockRows(of: request, resolving: resolve, in: db) }
+                    // Each resolved request is kept at once: a retry after a
+                    // deadlock goes on from the latest resolution.
+                    if locking, let resolve { try lockRows(of: &request, resolving: resolve, in: db) }
                     return try writeSave(request, in: db)
                 }
             } catch is StoreConflictError where resolve != nil && !locking {
@@ -67,8 +69,10 @@ extension SQLStore {
         switch code {
         case "40001", "40P01": return true
         case "23505":
-            // Only a constrained entity's index: any other duplicate (a
-            // primary key) would come back every time.
+            // Only a uniqueness constraint's index (`ZUNIQUE …`, named in
+            // the message): any other duplicate (a primary key) would come
+            // back every time.
+            guard case .postgres(_, let message, _) = error, message.contains("ZUNIQUE ") else { return false }
             return request.inserted.contains { !$0.entity.uniquenessConstraints.isEmpty }
                 || request.updated.contains { !$0.entity.uniquenessConstraints.isEmpty }
         default: return false
@@ -77,19 +81,19 @@ extension SQLStore {
 
     /// Locks the rows `request` updates and deletes and, while some are not
     /// at the version the save read, hands those conflicts to `resolve` and
-    /// goes on with the request it returns. Returns a request whose updated
-    /// and deleted rows are locked at the versions it expects.
+    /// goes on with the request it returns (stored in `request` at once).
+    /// Ends with a request whose updated and deleted rows are locked at the
+    /// versions it expects.
     ///
     /// A resolution that leaves the very same conflicts throws them, rather
     /// than asking again forever.
     /// **Complexity:** one `SELECT … FOR UPDATE` per entity and 500 rows, per round.
-    private func lockRows(of request: StoreSaveRequest, resolving resolve: (StoreConflictError) throws -> StoreSaveRequest,
-                          in db: any SQLDatabase) throws -> StoreSaveRequest {
-        var request = request
+    private func lockRows(of request: inout StoreSaveRequest, resolving resolve: (StoreConflictError) throws -> StoreSaveRequest,
+                          in db: any SQLDatabase) throws {
         var previous: [ManagedObjectID: Int64]?
         while true {
             let conflicts = try lockedConflicts(of: request, in: db)
-            if conflicts.isEmpty { return request }
+            if conflicts.isEmpty { return }
             let found = Dictionary(conflicts.map { ($0.objectID, $0.current?.version ?? 0) }, uniquingKeysWith: { first, _ in first })
             if found == previous { throw StoreConflictError(conflicts: conflicts) }
             previous = found
@@ -121,11 +125,25 @@ extension SQLStore {
             for row in run {
                 let now = current[row.id.key]
                 if row.deleting ? now.map({ $0.version != row.version }) ?? false : now?.version != row.version {
-                    conflicts.append(.init(objectID: row.id, expectedVersion: row.version, current: now))
+                    conflicts.append(.init(objectID: row.id, expectedVersion: row.version, current: try now.map { try withMembers($0, in: db) }))
                 }
             }
             start = end
         }
         return conflicts
+    }
+
+    /// `snapshot` with its to-many relationships read in `db`'s transaction,
+    /// so that the resolution reads nothing more from the store.
+    private func withMembers(_ snapshot: Snapshot, in db: any SQLDatabase) throws -> Snapshot {
+        let entity = try entity(of: snapshot.objectID)
+        var values = Array(snapshot.values)
+        var changed = false
+        for relationship in entity.relationships where relationship.isToMany && values[relationship.index] == .toManyFault {
+            let ids = try relatedObjectIDs(of: snapshot.objectID, entity: entity, relationship: relationship, in: db)
+            values[relationship.index] = relationship.isOrdered ? .orderedObjectIDs(ids) : .objectIDs(Set(ids))
+            changed = true
+        }
+        return changed ? Snapshot(objectID: snapshot.objectID, values: values, version: snapshot.version) : snapshot
     }
 }

@@ -390,7 +390,13 @@ package final class SQLStore: Sendable {
 
     package func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
         let entity = try entity(of: objectID)
-        return try read { db in
+        return try read { db in try relatedObjectIDs(of: objectID, entity: entity, relationship: relationship, in: db) }
+    }
+
+    /// The destinations of `objectID`'s to-many `relationship`, in order
+    /// for an ordered one, read in `db`'s transaction.
+    func relatedObjectIDs(of objectID: ManagedObjectID, entity: EntityDescription, relationship: RelationshipDescription,
+                          in db: any SQLDatabase) throws -> [ManagedObjectID] {
             if relationship.destinationHasSubentities {
                 return try hierarchyRelatedObjectIDs(of: objectID, entity: entity, relationship: relationship, in: db)
             }
@@ -404,7 +410,6 @@ package final class SQLStore: Sendable {
                                      [.integer(objectID.key)])
             }
             return keys.map { makeObjectID(relationship.destinationType, key: $0) }
-        }
     }
 }
 
