@@ -170,7 +170,7 @@ def peers_table(results, counted, workloads):
 def save_round_trips(objects, attributes):
     """The round trips of a PostgreSQL save of `objects` new objects of one
     entity with `attributes` columns: BEGIN, the keys taken from the
-    entity's sequence in one `SELECT nextval(...) FROM generate_series(1, n)`,
+    entity's sequence in one statement (n `nextval`s on the server, one row back),
     the multi-row INSERTs (each row binds Z_PK, Z_OPT and the attributes, at
     most 65,535 parameters a statement), COMMIT. No lock is taken."""
     rows_per_statement = 65_535 // (attributes + 2)
@@ -202,7 +202,7 @@ def postgres_section(results):
         lines.append(
             f"One `save()` of the 50,000 new objects took {trips:,.0f} round trips to the server (the formula gives {expected:,}). "
             "A save of N new objects of one entity with k attribute and to-one columns (no uniqueness constraints, no to-many join rows) takes 3 + ⌈N / ⌊65,535 / (k + 2)⌋⌉: `BEGIN`, "
-            "one `SELECT nextval(…) FROM generate_series(1, N)` taking the N keys from the entity's sequence, the multi-row "
+            "one statement taking the N keys from the entity's sequence (N `nextval`s on the server, the first and last sent back), the multi-row "
             "`INSERT`s (each row binds `Z_PK`, `Z_OPT` and its k attributes; here 5,461 rows a statement), and `COMMIT`. "
             "A save takes no lock: saves of several processes run side by side (next section).")
     return lines + [""]
@@ -251,7 +251,7 @@ def writers_section(folder):
         return lines + ["Not run: PostgreSQL 15 was not installed, or `COHERENCE_POSTGRES_URL` not set.", ""]
     w = json.load(open(path))
     saves = int(w.get("saves-per-writer", 300))
-    lines += [f"{saves:,} saves per writer process, saves per second:", "",
+    lines += [f"{saves:,} saves per writer process, saves per second (the median of three runs of each side, the sides alternating; errors summed over all three):", "",
               "| W | Uncontended: raw postgres-nio | Coherence | Ratio | Contended (`.error` + retry): raw | Coherence | Ratio "
               "| Object-trump | Errors thrown |",
               "|---|---|---|---|---|---|---|---|---|"]

@@ -31,6 +31,10 @@ struct PostgresWriters {
     static let writerCounts = [1, 2, 4, 8]
     /// The saves of each writer of the warm-up run.
     static let warmUpSaves = 20
+    /// Runs of each side at each W, alternating sides; the median counts.
+    /// One run of each lasts seconds, on a machine whose load moves: the
+    /// median of three is steadier than any one.
+    static let repetitions = 3
 
     static func main() async {
         let arguments = CommandLine.arguments
@@ -74,10 +78,16 @@ struct PostgresWriters {
         var results: [RunResult] = []
         for scenario in Scenario.allCases {
             for writers in writerCounts {
+                var runs: [Side: [RunResult]] = [:]
+                for _ in 0..<repetitions {
+                    for side in scenario.sides {
+                        let result = try await WriterRun.measure(Run(scenario: scenario, side: side, writers: writers), saves: saves)
+                        say(summary(result))
+                        runs[side, default: []].append(result)
+                    }
+                }
                 for side in scenario.sides {
-                    let result = try await WriterRun.measure(Run(scenario: scenario, side: side, writers: writers), saves: saves)
-                    say(summary(result))
-                    results.append(result)
+                    results.append(median(runs[side] ?? []))
                 }
             }
         }
@@ -85,6 +95,15 @@ struct PostgresWriters {
         say(summary(history))
         results.append(history)
         return results
+    }
+
+    /// The run of median throughput among `runs` (not empty), with the
+    /// errors of all of them: a save that threw in any run counts.
+    static func median(_ runs: [RunResult]) -> RunResult {
+        let sorted = runs.sorted { $0.savesPerSecond < $1.savesPerSecond }
+        let middle = sorted[sorted.count / 2]
+        return RunResult(run: middle.run, saves: middle.saves, retries: middle.retries,
+                         errors: runs.reduce(0) { $0 + $1.errors }, seconds: middle.seconds)
     }
 
     /// One run on one line, as it finishes.

@@ -61,7 +61,7 @@ struct WriterReport: Codable, Sendable {
 /// them), plus the version-checked counter loop of the contended scenario.
 enum RawSQL {
     /// The key of one new row, from the entity's sequence.
-    static let nextKeys = #"SELECT nextval('"Row_Z_PK_seq"') FROM generate_series(1, $1)"#
+    static let nextKeys = #"SELECT nextval('"Row_Z_PK_seq"')"#
     /// Coherence's versioned update: every column, in the entity's order.
     static let update = #"UPDATE "Row" SET "Z_OPT" = "Z_OPT" + 1, "writer" = $1, "serial" = $2, "count" = $3 WHERE "Z_PK" = $4 AND "Z_OPT" = $5 RETURNING "Z_OPT""#
     /// Coherence's insert; `Z_OPT` (1) is bound, as the store binds it.

@@ -55,6 +55,34 @@ extension PostgresConnectionTests {
         }
     }
 
+    /// Issue 32: saves of several processes run side by side. While one
+    /// write is open, another pool (another process) commits its own write,
+    /// and the server shows no advisory lock held; an exclusive write holds one.
+    @Test("An ordinary write takes no schema-wide lock: another process's write commits while it is open",
+          .enabled(if: PostgresTestServer.shouldRun))
+    func ordinaryWritesRunSideBySide() throws {
+        let configuration = try PostgresTestServer.newSchemaConfiguration()
+        let first = try PostgresConnections(configuration: configuration)
+        let second = try PostgresConnections(configuration: configuration)
+        try first.write { try $0.execute("CREATE TABLE events (what TEXT)", []) }
+        // This schema's lock (a bigint key: its high and low halves).
+        let key = UInt64(bitPattern: PostgresConnections.lockKey(schema: configuration.schema))
+        func advisoryLocks() throws -> Int64? {
+            try second.read {
+                try $0.int64("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(key >> 32) AND objid = \(key & 0xffff_ffff) AND objsubid = 1")
+            }
+        }
+        let seen = try first.write { database -> (locks: Int64?, committed: Int64?) in
+            try database.execute("INSERT INTO events (what) VALUES ('first')", [])
+            try second.write { try $0.execute("INSERT INTO events (what) VALUES ('second')", []) }
+            return (try advisoryLocks(), try second.read { try $0.int64("SELECT count(*) FROM events WHERE what = 'second'") })
+        }
+        #expect(seen.locks == 0, "no advisory lock is held during an ordinary write")
+        #expect(seen.committed == 1, "the other write committed while the first was open")
+        let exclusiveLocks = try first.writeExclusively { _ in try advisoryLocks() }
+        #expect(exclusiveLocks == 1, "an exclusive write holds the schema's advisory lock")
+    }
+
     @Test("Two exclusive writes (opening, migrating) from two threads run one after another: the second starts after the first commits",
           .enabled(if: PostgresTestServer.shouldRun))
     func exclusiveWritesAreSerialized() async throws {

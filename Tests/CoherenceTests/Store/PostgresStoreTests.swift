@@ -32,6 +32,25 @@ struct PostgresStoreTests {
     }
 
     /// Needs no server: it runs everywhere.
+    /// Keys of one save come from the entity's sequence in one statement;
+    /// when other processes took numbers in between (here: a sequence that
+    /// skips), the keys are still each distinct and each object saved.
+    @Test("Keys taken from a sequence that are not consecutive still key every new object", .enabled(if: PostgresTestServer.shouldRun))
+    func keysThatAreNotConsecutive() throws {
+        let database = try TestDatabase.new(.postgres)
+        _ = try database.coordinator()
+        try database.execute("ALTER SEQUENCE \"Server_Z_PK_seq\" INCREMENT BY 3")
+        let context = try database.context()
+        let keys = try context.performAndWait {
+            for name in ["a", "b", "c", "d"] { Server(context: context).name = name }
+            try context.save()
+            return try context.fetch(FetchRequest<Server>(sortBy: [SortDescriptor(\.name)])).map { ($0.name, $0.objectID.primaryKey ?? 0) }
+        }
+        #expect(keys.map(\.0) == ["a", "b", "c", "d"])
+        let sorted = keys.map(\.1).sorted()
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $1 - $0 == 3 }, "keys \(sorted) step by the sequence's increment")
+    }
+
     @Test("A server that does not answer makes loading throw serverUnreachable naming host and port")
     func anUnreachableServerIsReportedWhenLoading() throws {
         let port = try PostgresTestServer.closedPort()

@@ -7,8 +7,8 @@ import Foundation
 ///   writer at a time, so the counter's row never makes a writer wait, and
 ///   a save that rolls back gives its keys back.
 /// - **PostgreSQL**: a sequence per root entity, `"<table>_Z_PK_seq"` (as
-///   PostgreSQL names a `serial` column's), read with
-///   `SELECT nextval(…) FROM generate_series(1, n)`. Writers run beside
+///   PostgreSQL names a `serial` column's), read with `SELECT nextval(…)`
+///   (n keys: n `nextval`s on the server, in one statement). Writers run beside
 ///   each other there, and a counter's row would hold every other saving
 ///   transaction until commit; `nextval` never waits for another
 ///   transaction. Its keys are never given back: a save that rolls back
@@ -23,7 +23,7 @@ import Foundation
 ///   deployment moves to the new version together).
 ///
 /// **Complexity:** one statement per entity of a save; on PostgreSQL, n
-/// result rows for n keys.
+/// `nextval`s on the server for n keys, and one result row.
 enum SQLKeys {
     /// The name of `root`'s key sequence (PostgreSQL), unquoted. Names past
     /// PostgreSQL's 63 bytes keep a prefix and a hash of the whole name.
@@ -67,17 +67,32 @@ enum SQLKeys {
     }
 
     /// `count` numbers of the sequence of `root` (an entity, or a history
-    /// table), increasing.
+    /// table), increasing, in one statement. One number is one `nextval`.
+    /// More are taken on the server, which sends back only the first and
+    /// the last when they are consecutive (the usual case: no other process
+    /// took numbers meanwhile), and every number otherwise.
     static func takeFromSequence(_ count: Int, root: String, in db: any SQLDatabase) throws -> [Int64] {
         let sequence = sequenceName(root: root)
+        let nextval = "nextval(\(SQLSchema.literal(SQLSchema.quote(sequence))))"
         do {
-            var keys: [Int64] = []
-            keys.reserveCapacity(count)
-            try db.forEachRow("SELECT nextval(\(SQLSchema.literal(SQLSchema.quote(sequence)))) FROM generate_series(1, ?)",
-                              [.integer(Int64(count))]) { row in
-                keys.append(row.int64(0))
+            if count == 1 {
+                guard let key = try db.int64("SELECT \(nextval)") else { throw StoreError.unknownEntity(root) }
+                return [key]
             }
-            return keys
+            var first: Int64 = 0, last: Int64 = 0, taken = 0
+            var listed: String?
+            try db.forEachRow("""
+                SELECT MIN(v), MAX(v), COUNT(*), CASE WHEN MAX(v) - MIN(v) + 1 = COUNT(*) THEN NULL \
+                ELSE string_agg(CAST(v AS TEXT), ',' ORDER BY v) END FROM (SELECT \(nextval) AS v FROM generate_series(1, ?)) AS taken
+                """, [.integer(Int64(count))]) { row in
+                first = row.int64(0)
+                last = row.int64(1)
+                taken = Int(row.int64(2))
+                listed = row.columnType(3) == .null ? nil : row.string(3)
+            }
+            guard taken == count else { throw StoreError.unknownEntity(root) }
+            guard let listed else { return Array(first...last) }
+            return listed.split(separator: ",").compactMap { Int64($0) }
         } catch StoreError.postgres(code: "2200H", _, _) {
             // sequence_generator_limit_exceeded
             throw StoreError.invalidStoredValue(entity: root, property: sequence,
