@@ -33,7 +33,9 @@ public import Coherence
 ///   counter's row until commit, so numbers follow commit order with no gap.
 ///
 /// Opening and migrating take `pg_advisory_xact_lock` on the schema, so
-/// two processes never migrate one schema at once. Reads run at `REPEATABLE
+/// two processes never migrate one schema at once; an open that changes
+/// nothing locks no table, while a migration's `ALTER TABLE`s, new indexes
+/// and recount of derived attributes make other processes' saves wait. Reads run at `REPEATABLE
 /// READ`, one committed state per request, and never wait for a save (only
 /// for a migration's `ALTER TABLE`).
 ///

@@ -51,3 +51,32 @@ extension PersistentHistoryTests {
         }))
     }
 }
+
+extension PersistentHistoryTests {
+    /// PostgreSQL numbers changes from a sequence that other processes take
+    /// from too: a run of changes holds consecutive numbers only, so that
+    /// the numbers a run stands for are never another transaction's. Here the
+    /// sequence skips (as when others take numbers in between): four
+    /// inserted rows of consecutive keys read back as four changes with the
+    /// sequence's numbers, none shared.
+    @Test(.enabled(if: PostgresTestServer.shouldRun))
+    func runsEndWhereChangeNumbersAreNotConsecutive() throws {
+        let database = try TestDatabase.new(.postgres)
+        let context = Self.context(try Self.coordinator(database))
+        try database.execute("ALTER SEQUENCE \"Z_HISTORY_CHANGE_Z_PK_seq\" INCREMENT BY 3")
+        let bookmarks = try context.performAndWait {
+            let bookmarks = (1...4).map { number in
+                let bookmark = HistoryBookmark(context: context)
+                bookmark.remoteID = "r\(number)"
+                return bookmark
+            }
+            try context.save()
+            return bookmarks
+        }
+        let inserted = try #require(try Self.history(context, after: nil).last)
+        #expect(Set(inserted.changes?.map(\.changedObjectID) ?? []) == Set(bookmarks.map(\.objectID)))
+        let numbers = (inserted.changes ?? []).map(\.changeID).sorted()
+        #expect(numbers.count == 4 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 - $0 == 3 },
+                "each change keeps the sequence's own number: \(numbers)")
+    }
+}

@@ -74,8 +74,11 @@ extension PostgresConnectionTests {
         }
         let seen = try first.write { database -> (locks: Int64?, committed: Int64?) in
             try database.execute("INSERT INTO events (what) VALUES ('first')", [])
+            // Checked first: with the lock held, the other write would wait forever.
+            let locks = try advisoryLocks()
+            guard locks == 0 else { return (locks, nil) }
             try second.write { try $0.execute("INSERT INTO events (what) VALUES ('second')", []) }
-            return (try advisoryLocks(), try second.read { try $0.int64("SELECT count(*) FROM events WHERE what = 'second'") })
+            return (locks, try second.read { try $0.int64("SELECT count(*) FROM events WHERE what = 'second'") })
         }
         #expect(seen.locks == 0, "no advisory lock is held during an ordinary write")
         #expect(seen.committed == 1, "the other write committed while the first was open")

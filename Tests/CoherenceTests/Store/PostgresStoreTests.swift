@@ -31,7 +31,6 @@ struct PostgresStoreTests {
         #expect(try store.modelHash() != nil)
     }
 
-    /// Needs no server: it runs everywhere.
     /// Keys of one save come from the entity's sequence in one statement;
     /// when other processes took numbers in between (here: a sequence that
     /// skips), the keys are still each distinct and each object saved.
@@ -51,6 +50,7 @@ struct PostgresStoreTests {
         #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $1 - $0 == 3 }, "keys \(sorted) step by the sequence's increment")
     }
 
+    /// Needs no server: it runs everywhere.
     @Test("A server that does not answer makes loading throw serverUnreachable naming host and port")
     func anUnreachableServerIsReportedWhenLoading() throws {
         let port = try PostgresTestServer.closedPort()

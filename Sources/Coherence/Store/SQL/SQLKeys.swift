@@ -108,9 +108,13 @@ enum SQLKeys {
     static func createSequences(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
         guard db.dialect == .postgres else { return }
         let existing = Set(try db.strings("SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema()"))
-        for root in model.entities where root.superentity == nil && !existing.contains(sequenceName(root: root.name)) {
-            try createSequence(root: root.name, in: db)
+        let roots = model.entities.filter { $0.superentity == nil }.map(\.name)
+        for root in roots where !existing.contains(sequenceName(root: root)) {
+            try createSequence(root: root, in: db)
         }
+        // A migration may have written a root's counter again (a hierarchy
+        // table rebuilt): keys come from the sequences only.
+        try db.execute("DELETE FROM \(SQLSchema.primaryKeyTable) WHERE entity IN (\(placeholders(roots.count)))", roots.map { .string($0) })
     }
 
     /// Creates the sequence of `root` (an entity, or a history table whose

@@ -5,8 +5,8 @@ import Foundation
 /// it, with an entity column (`Z_ENT`, the concrete entity's name) and the
 /// columns of every entity of the hierarchy (their union, by name; a
 /// sub-entity's own columns are `NULL` in other entities' rows). Primary
-/// keys come from the root's row of `Z_PRIMARYKEY`, so that no two objects
-/// of a hierarchy share one.
+/// keys come from the root's counter or sequence (``SQLKeys``), so that no
+/// two objects of a hierarchy share one.
 ///
 /// A row reads back as an object of its concrete entity. A to-one
 /// relationship's column holds the destination's key only; when the

@@ -4,8 +4,9 @@ import Foundation
 /// (`Z_PK`), its version (`Z_OPT`, incremented by every save of the row, for
 /// optimistic locking), a column per attribute and one per to-one
 /// relationship (indexed); a join table per many-to-many relationship; the
-/// next primary keys (`Z_PRIMARYKEY`) and the store's metadata (`Z_METADATA`:
-/// store UUID, model hash and model description).
+/// next primary keys (`Z_PRIMARYKEY` on SQLite, sequences on PostgreSQL:
+/// ``SQLKeys``) and the store's metadata (`Z_METADATA`: store UUID, model
+/// hash and model description).
 ///
 /// A hierarchy of entities (sub-entities) shares its root entity's table, as
 /// Core Data stores it: see `SQLSchema+Hierarchy.swift`.
@@ -189,15 +190,18 @@ enum SQLSchema {
     /// default (``StoreStringOrder/comparable``), so that such a sort can
     /// walk the index instead of sorting every row.
     static func createFetchIndexes(_ model: ManagedObjectModel, in db: any SQLDatabase) throws {
+        // Only the missing ones: even `CREATE INDEX IF NOT EXISTS` locks the
+        // table on PostgreSQL, which other processes' saves write meanwhile.
+        let existing = Set(try db.indexNames(startingWith: ["ZFETCHINDEX ", "ZUNIQUE "]))
         for entity in model.entities {
-            for attributes in ownIndexes(entity) {
+            for attributes in ownIndexes(entity) where !existing.contains(db.dialect.indexName(fetchIndexName(entity.name, attributes, dialect: db.dialect))) {
                 // The model checked that each name is an attribute.
                 let nulls = db.dialect == .postgres ? " NULLS FIRST" : ""
                 let columns = attributes.compactMap { entity.attribute(named: $0).map { orderedColumn($0, strings: .comparable, dialect: db.dialect) + nulls } }
                 try db.execute("CREATE INDEX IF NOT EXISTS \(quote(db.dialect.indexName(fetchIndexName(entity.name, attributes, dialect: db.dialect)))) ON \(table(entity)) (\(columns.joined(separator: ", ")))", [])
             }
             // Uniqueness constraints: byte-wise equality, as the save's check.
-            for constraint in ownConstraints(entity) {
+            for constraint in ownConstraints(entity) where !existing.contains(db.dialect.indexName(uniqueIndexName(entity, constraint))) {
                 let name = quote(db.dialect.indexName(uniqueIndexName(entity, constraint)))
                 // A sub-entity's constraint covers its rows only.
                 let partial = entityRestriction(entity, subentities: true, alias: nil).map { " WHERE \($0)" } ?? ""

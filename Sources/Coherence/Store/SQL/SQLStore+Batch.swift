@@ -7,15 +7,10 @@ extension SQLStore {
     /// serialization failure (PostgreSQL, whose writers run side by side)
     /// rolls it back, and it runs again (see ``transientRetries``).
     package func execute(_ request: StoreBatchRequest, author: String? = nil, contextName: String? = nil) throws -> StoreBatchResult? {
-        var retries = 0
-        while true {
-            do {
-                return try executeInSQL(request, author: author, contextName: contextName)
-            } catch is SQLDialectCannotEvaluate {
-                return nil // the context runs it through a scratch context
-            } catch let error as StoreError where retries < Self.transientRetries && Self.isTransient(error, saving: StoreSaveRequest()) {
-                retries += 1
-            }
+        do {
+            return try Self.retryingDeadlocks { try executeInSQL(request, author: author, contextName: contextName) }
+        } catch is SQLDialectCannotEvaluate {
+            return nil // the context runs it through a scratch context
         }
     }
 

@@ -49,11 +49,6 @@ extension SQLStore {
         let version = SQLSchema.quote(SQLSchema.version)
         var changed = Set<ManagedObjectID>()
         let chunks: [ArraySlice<Int64>?] = keys.map { chunked($0.sorted()) } ?? [nil]
-        if keys == nil, dialect == .postgres {
-            // Every row (after a migration): no save may change the table
-            // until this transaction ends (reads go on).
-            try db.execute("LOCK TABLE \(SQLSchema.table(parentEntity)) IN EXCLUSIVE MODE", [])
-        }
         for chunk in chunks {
             var sql = "UPDATE \(SQLSchema.table(parentEntity)) AS p SET \(column) = \(expression), \(version) = \(version) + 1 WHERE \(dialect.isNotSame("p.\(column)", expression))"
             var allArguments = arguments + arguments
@@ -125,6 +120,15 @@ extension SQLStore {
 
     /// After a migration: every derived column of every row.
     func recomputeAllDerived(in db: any SQLDatabase) throws {
+        if dialect == .postgres {
+            // Every row: no save of another process may change these tables
+            // until this transaction ends (reads go on), so that each UPDATE
+            // counts every committed child. All at once, in name order.
+            let tables = Set(model.derivations.compactMap { model.entitiesByName[$0.parentEntityName]?.rootEntity.name }).sorted()
+            if !tables.isEmpty {
+                try db.execute("LOCK TABLE \(tables.map(SQLSchema.table(named:)).joined(separator: ", ")) IN EXCLUSIVE MODE", [])
+            }
+        }
         for derivation in model.derivations {
             try recomputeDerived(derivation, keys: nil, in: db)
         }

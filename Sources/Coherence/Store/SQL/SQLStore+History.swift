@@ -16,7 +16,10 @@ import Foundation
 /// - `Z_HISTORY_CHANGE`: one row per run of changed objects; `Z_PK` (the
 ///   first change's number: from the `Z_HISTORY_CHANGE` counter on SQLite,
 ///   from the sequence `"Z_HISTORY_CHANGE_Z_PK_seq"` on PostgreSQL, taken
-///   before the transaction number so that it never waits), `ZTRANSACTION`, `ZENTITY` (the
+///   before the transaction number so that it never waits: change numbers
+///   are unique and increase within a transaction, but on PostgreSQL a later
+///   transaction may hold smaller ones; order by transaction, then change),
+///   `ZTRANSACTION`, `ZENTITY` (the
 ///   concrete entity's name), `ZKEY` (the first row's primary key),
 ///   `ZCOUNT` (how many changes the run holds: rows `ZKEY`, `ZKEY + 1`, …,
 ///   numbered `Z_PK`, `Z_PK + 1`, …; a run also ends where the numbers
@@ -60,9 +63,18 @@ package enum SQLHistorySchema {
         if try !db.columnNames(changeTableName).contains("ZCOUNT") {
             try db.execute("ALTER TABLE \(changeTable) ADD COLUMN \"ZCOUNT\" \(key) NOT NULL DEFAULT 1", [])
         }
-        try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_CHANGE_ZTRANSACTION\" ON \(changeTable) (\"ZTRANSACTION\")", [])
-        try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_TRANSACTION_ZTIMESTAMP\" ON \(transactionTable) (\"ZTIMESTAMP\")", [])
-        try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(transactionCounter)])
+        // Only what is missing: even `IF NOT EXISTS` locks the table, and
+        // other processes' saves write these tables meanwhile.
+        let indexes = Set(try db.indexNames(startingWith: ["Z_HISTORY_"]))
+        if !indexes.contains("Z_HISTORY_CHANGE_ZTRANSACTION") {
+            try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_CHANGE_ZTRANSACTION\" ON \(changeTable) (\"ZTRANSACTION\")", [])
+        }
+        if !indexes.contains("Z_HISTORY_TRANSACTION_ZTIMESTAMP") {
+            try db.execute("CREATE INDEX IF NOT EXISTS \"Z_HISTORY_TRANSACTION_ZTIMESTAMP\" ON \(transactionTable) (\"ZTIMESTAMP\")", [])
+        }
+        if try db.int64("SELECT COUNT(*) FROM \(SQLSchema.primaryKeyTable) WHERE entity = ?", [.string(transactionCounter)]) == 0 {
+            try db.execute("INSERT INTO \(SQLSchema.primaryKeyTable) (entity, max) VALUES (?, 0) ON CONFLICT DO NOTHING", [.string(transactionCounter)])
+        }
         // Change numbers: a counter on SQLite, a sequence on PostgreSQL
         // (started after the counter an older store kept).
         if db.dialect == .sqlite {
@@ -131,22 +143,23 @@ extension SQLStore {
 
     /// Takes the next transaction number and writes the transaction's row
     /// (and on PostgreSQL its `NOTIFY`, delivered only if it commits): one
-    /// statement on PostgreSQL, three on SQLite.
+    /// statement on PostgreSQL, two on SQLite. The timestamp is taken once
+    /// the number is: a later number never has an earlier time (on
+    /// PostgreSQL, the server's clock, one for every machine).
     private func takeTransactionNumber(author: String?, contextName: String?, in db: any SQLDatabase) throws -> Int64 {
-        let timestamp = StoreValue.double(Date().timeIntervalSinceReferenceDate)
         let author = author.map { .string($0) } ?? StoreValue.null, contextName = contextName.map { .string($0) } ?? StoreValue.null
         guard dialect == .postgres else {
             let number = try takeNumbers(1, from: SQLHistorySchema.transactionCounter, in: db)
             try db.execute("INSERT INTO \(SQLHistorySchema.transactionTable) (\"Z_PK\", \"ZTIMESTAMP\", \"ZAUTHOR\", \"ZCONTEXTNAME\") VALUES (?, ?, ?, ?)",
-                           [.integer(number), timestamp, author, contextName])
+                           [.integer(number), .double(Date().timeIntervalSinceReferenceDate), author, contextName])
             return number
         }
         let number = try db.int64("""
             WITH n AS (UPDATE \(SQLSchema.primaryKeyTable) SET max = max + 1 WHERE entity = ? RETURNING max), \
             t AS (INSERT INTO \(SQLHistorySchema.transactionTable) ("Z_PK", "ZTIMESTAMP", "ZAUTHOR", "ZCONTEXTNAME") \
-            SELECT max, CAST(? AS DOUBLE PRECISION), CAST(? AS TEXT), CAST(? AS TEXT) FROM n) \
+            SELECT max, EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION - 978307200, CAST(? AS TEXT), CAST(? AS TEXT) FROM n) \
             SELECT max, pg_notify(CAST(? AS TEXT), CAST(max AS TEXT)) FROM n
-            """, [.string(SQLHistorySchema.transactionCounter), timestamp, author, contextName,
+            """, [.string(SQLHistorySchema.transactionCounter), author, contextName,
                   .string(SQLHistorySchema.channel(storeIdentifier: identifier))])
         guard let number else {
             throw StoreError.invalidStoredValue(entity: SQLHistorySchema.transactionCounter, property: "max",

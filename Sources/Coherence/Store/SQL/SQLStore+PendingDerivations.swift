@@ -24,9 +24,9 @@ extension SQLStore {
     /// Recomputes every derived value and removes the marker, in one
     /// transaction.
     func finishPendingDerivations() throws {
-        try connections.write { db in
+        try Self.retryingDeadlocks { try connections.write { db in
             try recomputeAllDerived(in: db)
             try db.execute("DELETE FROM \(SQLSchema.metadataTable) WHERE key = '\(Self.derivedPendingKey)'", [])
-        }
+        } }
     }
 }

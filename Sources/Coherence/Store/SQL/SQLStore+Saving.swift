@@ -63,6 +63,21 @@ extension SQLStore {
         }
     }
 
+    /// Runs `body` (one transaction) again after a deadlock or a
+    /// serialization failure, up to ``transientRetries`` times: opening a
+    /// store and recomputing derived values run beside other processes'
+    /// saves on PostgreSQL.
+    static func retryingDeadlocks<T>(_ body: () throws -> T) throws -> T {
+        var retries = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as StoreError where retries < transientRetries && isTransient(error, saving: StoreSaveRequest()) {
+                retries += 1
+            }
+        }
+    }
+
     /// Whether `error` is a failure that trying the save again resolves.
     static func isTransient(_ error: StoreError, saving request: StoreSaveRequest) -> Bool {
         guard case .postgres(let code, _, _) = error else { return false }

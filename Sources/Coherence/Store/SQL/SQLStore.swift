@@ -10,8 +10,9 @@ import Foundation
 /// Tables: one per root entity with its primary key (`Z_PK`), its version
 /// (`Z_OPT`, incremented by every save of the row, for optimistic locking),
 /// a column per attribute and per to-one relationship, a join table per
-/// many-to-many relationship, the key counters (`Z_PRIMARYKEY`) and the
-/// metadata (`Z_METADATA`); see ``SQLSchema``.
+/// many-to-many relationship, the key counters (`Z_PRIMARYKEY`, or
+/// sequences on PostgreSQL: ``SQLKeys``) and the metadata (`Z_METADATA`);
+/// see ``SQLSchema``.
 ///
 /// **Complexity:** reading one object is one indexed query; a fetch is one
 /// query; a save is one transaction with one statement per changed object
@@ -74,8 +75,9 @@ package final class SQLStore: Sendable {
         var migrated = false
         var tracks = persistentHistoryTracking
         // Exclusive: two processes opening one PostgreSQL schema never
-        // create or migrate it at once.
-        identifier = try connections.writeExclusively { db in
+        // create or migrate it at once. Other processes' saves run beside
+        // it: a deadlock with one is tried again.
+        identifier = try Self.retryingDeadlocks { try connections.writeExclusively { db in
             if try db.tableExists(SQLSchema.metadataTableName) {
                 let (identifier, old) = try Self.storeRecords(in: db, location: location)
                 let migration = try SQLMigration(from: old, to: model)
@@ -105,7 +107,7 @@ package final class SQLStore: Sendable {
             try Self.writeModel(model, in: db)
             if persistentHistoryTracking { try SQLHistorySchema.create(in: db) }
             return identifier
-        }
+        } }
         tracksPersistentHistory = tracks
         storeNumber = StoreNumbers.number(for: identifier)
         // Derived columns added or changed by the migration start right.
