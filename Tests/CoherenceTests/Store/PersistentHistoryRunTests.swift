@@ -13,15 +13,7 @@ extension PersistentHistoryTests {
     func changesOfConsecutiveRowsKeepTheirOwnDetails(store kind: StoreKind) throws {
         let database = try TestDatabase.new(kind)
         let context = Self.context(try Self.coordinator(database))
-        let bookmarks = try context.performAndWait {
-            let bookmarks = (1...4).map { number in
-                let bookmark = HistoryBookmark(context: context)
-                bookmark.remoteID = "r\(number)"
-                return bookmark
-            }
-            try context.save()
-            return bookmarks
-        }
+        let bookmarks = try Self.saveFourBookmarks(in: context)
         let inserted = try #require(try Self.history(context, after: nil).last)
         let keys = inserted.changes?.map(\.changedObjectID.key) ?? []
         #expect(Set(inserted.changes?.map(\.changedObjectID) ?? []) == Set(bookmarks.map(\.objectID)) && keys == keys.sorted(),
@@ -64,7 +56,17 @@ extension PersistentHistoryTests {
         let database = try TestDatabase.new(.postgres)
         let context = Self.context(try Self.coordinator(database))
         try database.execute("ALTER SEQUENCE \"Z_HISTORY_CHANGE_Z_PK_seq\" INCREMENT BY 3")
-        let bookmarks = try context.performAndWait {
+        let bookmarks = try Self.saveFourBookmarks(in: context)
+        let inserted = try #require(try Self.history(context, after: nil).last)
+        #expect(Set(inserted.changes?.map(\.changedObjectID) ?? []) == Set(bookmarks.map(\.objectID)))
+        let numbers = (inserted.changes ?? []).map(\.changeID).sorted()
+        #expect(numbers.count == 4 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 - $0 == 3 },
+                "each change keeps the sequence's own number: \(numbers)")
+    }
+
+    /// Four new bookmarks of consecutive keys, saved in one transaction.
+    static func saveFourBookmarks(in context: ManagedObjectContext) throws -> [HistoryBookmark] {
+        try context.performAndWait {
             let bookmarks = (1...4).map { number in
                 let bookmark = HistoryBookmark(context: context)
                 bookmark.remoteID = "r\(number)"
@@ -73,10 +75,5 @@ extension PersistentHistoryTests {
             try context.save()
             return bookmarks
         }
-        let inserted = try #require(try Self.history(context, after: nil).last)
-        #expect(Set(inserted.changes?.map(\.changedObjectID) ?? []) == Set(bookmarks.map(\.objectID)))
-        let numbers = (inserted.changes ?? []).map(\.changeID).sorted()
-        #expect(numbers.count == 4 && zip(numbers, numbers.dropFirst()).allSatisfy { $1 - $0 == 3 },
-                "each change keeps the sequence's own number: \(numbers)")
     }
 }

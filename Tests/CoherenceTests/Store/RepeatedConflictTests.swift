@@ -128,7 +128,7 @@ struct RepeatedConflictTests {
 /// `contestedSaves` saves: before each, `rival` commits a change to the
 /// saved object's row; then the save is refused with a conflict holding the
 /// row as it now is, as a store refuses a save whose row version moved on.
-final class ContestedStore: PersistentStore {
+final class ContestedStore: WrappingStore {
     let base: any PersistentStore
     let contestedSaves: Int
     let rival: @Sendable () throws -> Void
@@ -143,7 +143,6 @@ final class ContestedStore: PersistentStore {
     /// Saves asked of this store so far.
     var saves: Int { calls.withLock { $0 } }
 
-    var identifier: String { base.identifier }
     var type: String { "Contested" }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
@@ -157,15 +156,4 @@ final class ContestedStore: PersistentStore {
         throw StoreConflictError(conflicts: [.init(objectID: update.objectID, expectedVersion: update.baseVersion, current: current)])
     }
 
-    func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? { try base.snapshot(for: objectID) }
-    func snapshots(of entity: EntityDescription) throws -> [Snapshot] { try base.snapshots(of: entity) }
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
-        try base.relatedObjectIDs(of: objectID, relationship: relationship)
-    }
-    func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
-        try base.permanentIDs(for: objectIDs, entities: entities)
-    }
-    func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { try base.fetch(request) }
-    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? { try base.fetchObjectIDs(request) }
-    func count(_ request: StoreFetchRequest) throws -> Int? { try base.count(request) }
 }

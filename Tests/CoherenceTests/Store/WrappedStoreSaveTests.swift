@@ -6,14 +6,13 @@ import Testing
 /// save's inserted rows in reverse order. Its saves must still give every
 /// object its own permanent ID and snapshot: the context may take them by
 /// position only from Coherence's own stores.
-final class ReversingStore: PersistentStore {
-    let base: SQLiteStore
+final class ReversingStore: WrappingStore {
+    let base: any PersistentStore
 
     init(url: URL, model: ManagedObjectModel) throws {
         base = try SQLiteStore(url: url, model: model)
     }
 
-    var identifier: String { base.identifier }
     var type: String { "Reversing" }
 
     func save(_ request: StoreSaveRequest) throws -> StoreSaveResult {
@@ -22,17 +21,6 @@ final class ReversingStore: PersistentStore {
         return try base.save(reversed)
     }
 
-    func snapshot(for objectID: ManagedObjectID) throws -> Snapshot? { try base.snapshot(for: objectID) }
-    func snapshots(of entity: EntityDescription) throws -> [Snapshot] { try base.snapshots(of: entity) }
-    func relatedObjectIDs(of objectID: ManagedObjectID, relationship: RelationshipDescription) throws -> [ManagedObjectID] {
-        try base.relatedObjectIDs(of: objectID, relationship: relationship)
-    }
-    func permanentIDs(for objectIDs: [ManagedObjectID], entities: [EntityDescription]) throws -> [ManagedObjectID] {
-        try base.permanentIDs(for: objectIDs, entities: entities)
-    }
-    func fetch(_ request: StoreFetchRequest) throws -> [Snapshot]? { try base.fetch(request) }
-    func fetchObjectIDs(_ request: StoreFetchRequest) throws -> [ManagedObjectID]? { try base.fetchObjectIDs(request) }
-    func count(_ request: StoreFetchRequest) throws -> Int? { try base.count(request) }
 }
 
 @Suite("A custom store wrapping a built-in one")
