@@ -84,7 +84,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     // user code).
     @exclusivity(unchecked) var registered = IdentityMap()
     @exclusivity(unchecked) var tracker = ChangeTracker() {
-        didSet { scheduleEndOfTurnProcessing() }
+        // Only a main-queue context schedules anything: the test is inline,
+        // as this runs on every property write.
+        didSet { if concurrencyType == .mainQueue { scheduleEndOfTurnProcessing() } }
     }
     /// Whether a main-queue context has asked the main queue to process its
     /// pending changes at the end of the current turn.

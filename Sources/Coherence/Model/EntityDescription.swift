@@ -25,18 +25,20 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/superentity>
     public let superentity: EntityDescription?
     /// The direct sub-entities, in model order, as Core Data's
-    /// `NSEntityDescription.subentities`.
+    /// `NSEntityDescription.subentities`. An entity lists them while its
+    /// model is alive (the model owns them all; a sub-entity owns its parent).
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/subentities>
-    public var subentities: [EntityDescription] { _subentities.compactMap(\.entity) }
+    public var subentities: [EntityDescription] { _model?.subentities(of: self) ?? [] }
     // Set once, while the model is being built, before anyone can read it.
-    // Not owning: a child owns its parent (`superentity`), and the model owns
-    // them all; owning both ways would keep every such model alive.
-    @exclusivity(unchecked) nonisolated(unsafe) private var _subentities: [WeakEntity] = []
+    @exclusivity(unchecked) nonisolated(unsafe) private weak var _model: ModelEntities?
+    /// Whether the entity has sub-entities (set while the model is built).
+    @exclusivity(unchecked) nonisolated(unsafe) private(set) var hasSubentities = false
 
-    /// A sub-entity, not owned.
-    private struct WeakEntity {
-        weak var entity: EntityDescription?
+    /// Makes `model` the entities this entity looks its sub-entities up in.
+    func belong(to model: ModelEntities) {
+        _model = model
     }
+
     /// Whether the entity is abstract (``ManagedObject/isAbstract``): it has
     /// no objects of its own; inserting one traps.
     /// <https://developer.apple.com/documentation/coredata/nsentitydescription/isabstract>
@@ -45,7 +47,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// superentity); the SQLite store keeps a hierarchy in its root's table.
     public var rootEntity: EntityDescription { superentity?.rootEntity ?? self }
     /// Whether the entity has a superentity or sub-entities.
-    public var isInHierarchy: Bool { superentity != nil || !_subentities.isEmpty }
+    public var isInHierarchy: Bool { superentity != nil || hasSubentities }
     /// Whether some to-one relationship leads to an entity with
     /// sub-entities (set while the model is built).
     @exclusivity(unchecked) nonisolated(unsafe) var referencesHierarchy = false
@@ -149,7 +151,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         initialValues = ContiguousArray(attributes.map { .some($0.defaultValue) }
             + relationships.map { .some($0.emptyValue) })
         computedInitialValues = attributes.filter { $0.makeInitialValue != nil }.map(\.index)
-        superentity?._subentities.append(WeakEntity(entity: self))
+        superentity?.hasSubentities = true
     }
 
     /// Whether this entity is the one named `name` or a sub-entity of it.
@@ -172,7 +174,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     /// **Complexity:** O(1) for an entity without sub-entities.
     @inline(__always)
     func matches(_ entity: EntityDescription?, subentities: Bool = true) -> Bool {
-        entity === self || (subentities && !_subentities.isEmpty && entity?.isKind(of: self) == true)
+        entity === self || (subentities && hasSubentities && entity?.isKind(of: self) == true)
     }
 
     /// Whether this entity is `entity` or one of its sub-entities.

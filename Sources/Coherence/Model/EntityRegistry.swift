@@ -7,40 +7,51 @@ import Foundation
 /// Process-wide state, written once per ``ManagedObjectModel`` built (the
 /// last model built with a class that is still alive wins, as Core Data
 /// warns when several loaded models claim one class) and read under a lock.
-/// It holds the entities weakly: a model nothing else holds is freed, and
-/// the class's entity is then the one of the model built before it, if that
-/// one is alive.
+/// It holds the models' entities weakly (``ModelEntities``, never an entity
+/// itself): a model nothing else holds is freed, and the class's entity is
+/// then the one of the model built before it, if that one is alive.
 ///
 /// **Complexity:** O(models built with the class and alive) to look up;
 /// O(entities) to register a model.
 enum EntityRegistry {
-    private struct WeakEntity {
-        weak var entity: EntityDescription?
+    private struct WeakModel {
+        weak var entities: ModelEntities?
     }
 
-    /// Per class, the entities of the models built with it, oldest first.
-    private static let entities = Locked<[ObjectIdentifier: [WeakEntity]]>([:])
+    /// Per class, the models built with it, oldest first.
+    private static let models = Locked<[ObjectIdentifier: [WeakModel]]>([:])
 
-    static func register(_ built: [EntityDescription]) {
-        entities.withLock { entities in
-            for entity in built {
-                let key = ObjectIdentifier(entity.managedObjectClass)
-                var alive = (entities[key] ?? []).filter { $0.entity != nil }
-                alive.append(WeakEntity(entity: entity))
-                entities[key] = alive
+    static func register(_ model: ModelEntities) {
+        models.withLock { models in
+            for key in model.byClass.keys {
+                var alive = (models[key] ?? []).filter { $0.entities != nil }
+                alive.append(WeakModel(entities: model))
+                models[key] = alive
             }
         }
     }
 
+    /// The entity of `key`'s class in the last model built with it that is alive.
+    private static func entity(_ key: ObjectIdentifier, in models: [ObjectIdentifier: [WeakModel]]) -> EntityDescription? {
+        guard let list = models[key] else { return nil }
+        for model in list.reversed() {
+            if let entity = model.entities?.byClass[key] { return entity }
+        }
+        return nil
+    }
+
     static func entity(of type: ManagedObject.Type) -> EntityDescription? {
-        entities.withLock { $0[ObjectIdentifier(type)]?.last { $0.entity != nil }?.entity }
+        models.withLock { entity(ObjectIdentifier(type), in: $0) }
     }
 
     /// The entity named `name` whose class is `type` or a subclass of it.
     static func entity(ofName name: String, below type: ManagedObject.Type) -> EntityDescription? {
-        entities.withLock { entities in
-            entities.values.lazy.compactMap { $0.last { $0.entity != nil }?.entity }.first { $0.name == name
-                && isSameOrSubclass($0.managedObjectClass, of: type) }
+        models.withLock { models in
+            for key in models.keys {
+                if let entity = entity(key, in: models), entity.name == name,
+                   isSameOrSubclass(entity.managedObjectClass, of: type) { return entity }
+            }
+            return nil
         }
     }
 }

@@ -24,7 +24,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     public let entities: [EntityDescription]
     /// The entities by name.
     public let entitiesByName: [String: EntityDescription]
-    let entitiesByClass: [ObjectIdentifier: EntityDescription]
+    var entitiesByClass: [ObjectIdentifier: EntityDescription] { modelEntities.byClass }
+    /// The entities by class and their sub-entities, which the registry of
+    /// models and the entities refer to weakly.
+    let modelEntities: ModelEntities
     /// Every `@Derived` property of the model.
     let derivations: [DerivationDescription]
 
@@ -52,16 +55,16 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// from classes or from a model file; `locating` gives an error the
     /// place it comes from (a model file's line).
     init(declarations: [EntityDeclaration], locating: (ModelError) -> ModelError = { $0 }) throws(ModelError) {
-        let built: [EntityDescription], derivations: [DerivationDescription]
+        let built: ModelEntities, derivations: [DerivationDescription]
         do {
             (built, derivations) = try Self.build(declarations)
         } catch {
             throw locating(error)
         }
         self.derivations = derivations
-        entities = built
-        entitiesByName = Dictionary(uniqueKeysWithValues: built.map { ($0.name, $0) })
-        entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+        entities = built.all
+        entitiesByName = Dictionary(uniqueKeysWithValues: built.all.map { ($0.name, $0) })
+        modelEntities = built
         // A derivation's format predicate reads attributes of its child entity.
         for derivation in derivations {
             guard let expression = derivation.declaration.expression, let child = entitiesByName[derivation.childEntityName] else { continue }
@@ -84,7 +87,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// The entities of `declarations`, resolved and checked, and their
     /// derived properties.
     private static func build(_ declarations: [EntityDeclaration]) throws(ModelError)
-        -> (entities: [EntityDescription], derivations: [DerivationDescription]) {
+        -> (entities: ModelEntities, derivations: [DerivationDescription]) {
         var byName: [String: EntityDeclaration] = [:]
         var byClass: [ObjectIdentifier: EntityDeclaration] = [:]
         for declaration in declarations {
@@ -153,6 +156,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 isAbstract: declaration.isAbstract)
         }
         let built = declarations.map { builtByName[$0.name]! }
+        let entities = ModelEntities(built)
         for root in built where root.superentity == nil && !root.subentities.isEmpty {
             try checkSharedColumns(root)
         }
@@ -170,7 +174,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 (attribute.access as? PropertyDeclaration)?.bindSnapshotWord(layout, index: attribute.index)
             }
         }
-        return (built, derivations)
+        return (entities, derivations)
     }
 
     /// Entities of one hierarchy share their root's table: a property name
