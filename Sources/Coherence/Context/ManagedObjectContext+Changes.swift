@@ -74,7 +74,7 @@ extension ManagedObjectContext {
         var foreign: String?
         let isOrdered = relationship.isOrdered
         for target in targets {
-            if target._contextRef === self, !target._access.contains(.invalidated) {
+            if target._belongs(to: self), !target._access.contains(.invalidated) {
                 if newIDs.insert(target.objectID).inserted, isOrdered { newList.append(target.objectID) }
             } else {
                 foreign = "\(target.entityNameForMessages) \(target.objectID)"
@@ -119,7 +119,7 @@ extension ManagedObjectContext {
 
     /// Removes `sourceID` from `target`'s side of `relationship`.
     private func removeInverse(of relationship: RelationshipDescription, from target: ManagedObject, pointingTo sourceID: ManagedObjectID) {
-        guard target._contextRef === self else { return }
+        guard target._belongs(to: self) else { return }
         if target.isFault {
             guard faultIsInStore(target) else { return }
             _fulfillFault(target)
@@ -192,13 +192,13 @@ extension ManagedObjectContext {
 
     /// Applies the delete rules of one deleted object.
     private func propagateDeletion(of object: ManagedObject) {
-        guard let entity = object._entity, object._contextRef === self else { return }
+        guard let entity = object._entity, object._belongs(to: self) else { return }
         object.prepareForDeletion()
         for relationship in entity.relationships {
             let targets = relatedIDs(of: object, relationship).map { self.object(with: $0) }
             switch relationship.deleteRule {
             case .cascade:
-                for target in targets where target._contextRef === self {
+                for target in targets where target._belongs(to: self) {
                     if target.isFault, !faultIsInStore(target) { continue }
                     if target.isFault { _fulfillFault(target) }
                     markDeleted(target)
@@ -291,7 +291,7 @@ extension ManagedObjectContext {
                 Unmanaged.passUnretained(writes[position].object)._withUnsafeGuaranteedRef { object in
                     guard object._isPending(index) else { return }
                     object._removePending(index)
-                    guard !object.isDeleted, object._contextRef === self, object._entity != nil,
+                    guard !object.isDeleted, object._belongs(to: self), object._entity != nil,
                           inserted.isEmpty || !inserted.contains(object), deleted.isEmpty || !deleted.contains(object),
                           object._currentValue(at: index) != writes[position].before else { return }
                     if !object._listed.contains(.announcedUpdated) {

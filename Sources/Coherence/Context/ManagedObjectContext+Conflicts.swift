@@ -229,7 +229,7 @@ struct SaveCheckpoint {
         // when next used.
         let captured = Set(objects.map { ObjectIdentifier($0.object) })
         for object in replaced.changed + replaced.pendingWrites.map(\.object) + replaced.deleted
-        where !captured.contains(ObjectIdentifier(object)) && object._contextRef === context && !object.isFault {
+        where !captured.contains(ObjectIdentifier(object)) && object._belongs(to: context) && !object.isFault {
             context.derivationForget(object)
             object._clearTracking()
             object._flags.settled()

@@ -52,7 +52,7 @@ extension ManagedObjectContext {
     func resyncDerivations() {
         for object in derivations.takeDirty() {
             guard let entity = object._entity else { continue }
-            if object._contextRef !== self {
+            if !object._belongs(to: self) {
                 derivationForget(object)
                 continue
             }
@@ -84,7 +84,7 @@ extension ManagedObjectContext {
         // iteration of it would scan.
         derivations.dirty = []
         while !derivations.stale.isEmpty {
-            for parent in derivations.takeStale() where parent._contextRef === self && !parent.isDeleted {
+            for parent in derivations.takeStale() where parent._belongs(to: self) && !parent.isDeleted {
                 recompute(parent)
             }
         }
@@ -92,7 +92,7 @@ extension ManagedObjectContext {
 
     /// Brings the derived values `object` feeds up to date with it.
     private func applyDerivations(of object: ManagedObject) {
-        guard object._contextRef === self, let entity = object._entity else { return }
+        guard object._belongs(to: self), let entity = object._entity else { return }
         if object.isFault, !object.isDeleted, object._snapshot != nil || !object.objectID.isTemporaryID,
            !fulfillIfInStore(object) {
             return
@@ -111,7 +111,7 @@ extension ManagedObjectContext {
 
     /// What `child` contributes to `derivation` now.
     func contribution(of child: ManagedObject, to derivation: DerivationDescription) -> Contribution {
-        guard !child.isDeleted, child._contextRef === self, let entity = child._entity,
+        guard !child.isDeleted, child._belongs(to: self), let entity = child._entity,
               let relationship = derivation.inverse(in: entity),
               let parent = relationship.storage(of: child).loadedIDs?.first else { return .none }
         guard derivation.matches(child) else { return Contribution(parent: parent, value: nil) }
@@ -139,7 +139,7 @@ extension ManagedObjectContext {
     private func adjust(_ parentID: ManagedObjectID, _ derivation: DerivationDescription,
                         adding added: StoreValue? = nil, removing removed: StoreValue? = nil, for child: ManagedObject) {
         guard let parent = registered[parentID] ?? (parentID.isTemporaryID ? nil : object(with: parentID)),
-              parent._contextRef === self, !parent.isDeleted else { return }
+              parent._belongs(to: self), !parent.isDeleted else { return }
         if parent.isFault {
             guard faultIsInStore(parent) else { return }
             _fulfillFault(parent)
@@ -256,7 +256,7 @@ extension ManagedObjectContext {
             : derivation.childAttributeIndex.flatMap { source._currentValue(at: $0) } ?? .null
         for id in relatedIDs(of: source, relationship) {
             let dependent = object(with: id)
-            guard dependent._contextRef === self, !dependent.isDeleted, fulfillIfInStore(dependent) else { continue }
+            guard dependent._belongs(to: self), !dependent.isDeleted, fulfillIfInStore(dependent) else { continue }
             setDerived(value, on: dependent, derivation)
         }
     }

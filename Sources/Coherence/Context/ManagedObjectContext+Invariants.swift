@@ -66,7 +66,7 @@ extension ManagedObjectContext {
         let flags = registrationAccess
         for object in registered.objects {
             let id = object._id
-            expect(object._contextRef === self, object, "is registered but names another context or none")
+            expect(object._belongs(to: self), object, "is registered but names another context or none")
             expect(id.map { registered[$0] === object } == true, object, "is not registered under its own ID")
             expect(object._entity != nil, object, "is registered without an entity")
             expect(!object._access.contains(.invalidated), object, "is registered but invalidated")

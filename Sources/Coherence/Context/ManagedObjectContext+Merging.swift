@@ -242,7 +242,7 @@ extension ManagedObjectContext {
     func finishMergedDeletions() {
         let objects = mergedDeletions
         mergedDeletions = []
-        for object in objects where object._contextRef === self && object.isDeleted {
+        for object in objects where object._belongs(to: self) && object.isDeleted {
             tracker.deleted.remove(object)
             tracker.pendingDeleted.remove(object)
             invalidate(object, notify: !object.isFault)

@@ -32,7 +32,7 @@ extension ManagedObjectContext {
     /// ``refresh(_:mergeChanges:)`` without the invariant check (which
     /// ``refreshAllObjects()`` makes once, after every object).
     private func refreshRegistered(_ object: ManagedObject, mergeChanges: Bool) {
-        guard object._contextRef === self, !object.isInserted, !object.isDeleted, object._entity != nil else { return }
+        guard object._belongs(to: self), !object.isInserted, !object.isDeleted, object._entity != nil else { return }
         // A read error leaves the object as it is: only a row that is gone invalidates it.
         guard let latest = source.latestSnapshots(for: [object.objectID])[object.objectID] else { return }
         refresh(object, mergeChanges: mergeChanges, latest: latest)
@@ -43,7 +43,7 @@ extension ManagedObjectContext {
     /// (`keepingTransientValues`) keeps the transient values of an object it
     /// turns into a fault: Core Data's merge updates objects in place.
     func refresh(_ object: ManagedObject, mergeChanges: Bool, latest: Snapshot?, keepingTransientValues: Bool = false) {
-        guard object._contextRef === self, !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
+        guard object._belongs(to: self), !object.isInserted, !object.isDeleted, let entity = object._entity else { return }
         derivationTouched(object)
         derivationStale(object)
         if object.isFault, let latest {

@@ -236,7 +236,7 @@ extension ManagedObjectContext {
     /// - Throws: ``StoreError`` when no store is loaded.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws {
         _assertOnQueue()
-        let temporary = objects.filter { $0._contextRef === self && $0.objectID.isTemporaryID }
+        let temporary = objects.filter { $0._belongs(to: self) && $0.objectID.isTemporaryID }
         guard !temporary.isEmpty else { return }
         let ids = try coordinator.permanentIDs(for: temporary.map(\.objectID), entities: temporary.map { $0._entity! })
         var mapping: [ManagedObjectID: ManagedObjectID] = [:]
@@ -310,11 +310,11 @@ extension ManagedObjectContext {
         defer { isValidatingSave = false }
         // The inserted objects, then the changed ones not inserted (without
         // building their union: a save of many inserts hashes each once).
-        for object in tracker.inserted where !object.isDeleted && object._contextRef === self {
+        for object in tracker.inserted where !object.isDeleted && object._belongs(to: self) {
             object._graphErrors(in: self, into: &errors)
             validate(object, ManagedObject.validateForInsert)
         }
-        for object in tracker.changedObjects where !object.isInserted && !object.isDeleted && object._contextRef === self {
+        for object in tracker.changedObjects where !object.isInserted && !object.isDeleted && object._belongs(to: self) {
             object._graphErrors(in: self, into: &errors)
             validate(object, ManagedObject.validateForUpdate)
         }

@@ -326,8 +326,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// already in this context does nothing.
     public func insert(_ object: ManagedObject) {
         _assertOnQueue()
-        if object._contextRef === self { return }
-        require(object._contextRef == nil, "Coherence: \(object) belongs to another context")
+        if object._belongs(to: self) { return }
+        require(!object._hasContext, "Coherence: \(object) belongs to another context")
         require(!object._access.contains(.invalidated), "Coherence: \(object) was invalidated and cannot be inserted again")
         let entity = entity(toInsert: object)
         // Core Data raises for an object of an abstract entity; stop, naming it.
@@ -364,11 +364,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// builds too.
     public func delete(_ object: ManagedObject) {
         _assertOnQueue()
-        guard object._contextRef === self else {
+        guard object._belongs(to: self) else {
             // An object already out of every context (never inserted, its
             // context reset, its deletion saved) is left alone, as Core Data
             // leaves it; one of another context is a programming error.
-            guard object._contextRef != nil else { return }
+            guard object._hasContext else { return }
             fatalError("Coherence: \(self) cannot delete \(object): the \(object.entityNameForMessages) belongs to another context; fetch it in this one with object(with: objectID)")
         }
         if object.isFault {

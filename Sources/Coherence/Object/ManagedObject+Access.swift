@@ -44,10 +44,10 @@ extension ManagedObject {
         guard index >= 0 else {
             fatalError("Coherence: \(Self.entityName).\(declaration.name) was set before any ManagedObjectModel with \(Self.entityName) was built (or in an init() the model calls while it is built): build the model first, and give initial values in the declaration or in awakeFromInsert()")
         }
-        if _lifecycle.contains(.insertionUnannounced), _contextRef != nil {
+        if _lifecycle.contains(.insertionUnannounced), _hasContext {
             if _access.contains(.queueChecked) { _contextRef?._assertOnQueue(touching: self) }
-            // The context only when a derived attribute may depend on the
-            // write (loading it from the unowned reference retains it).
+            // The context (retained) only when a derived attribute may
+            // depend on the write.
             if _withEntity({ $0.hasDerivations }) == true {
                 _contextRef?.derivationTouched(self)
             }
@@ -72,22 +72,23 @@ extension ManagedObject {
     /// fires a fault and records the old value for change tracking.
     /// `announce: false` when the caller notifies Observation itself.
     final func _prepareForWriteAt(index: Int, announce: Bool = true) {
-        guard let context = _contextRef else {
+        guard let unmanaged = _context else {
             require(!_access.contains(.invalidated), "Coherence: cannot change \(Self.entityName).\(_entity?.propertyName(at: index) ?? "?"): the object was invalidated (its context was reset or its deletion saved)")
             return
         }
-        if _access.contains(.queueChecked) { context._assertOnQueue(touching: self) }
+        if _access.contains(.queueChecked) { unmanaged._withUnsafeGuaranteedRef { $0._assertOnQueue(touching: self) } }
         // Firing a fault calls `awakeFromFetch()`, and an announced write
         // calls Observation's handlers: code that may let go of the context,
         // which `context` holds until they return.
         if announce || _access.contains(.fault) {
+            let context = unmanaged.takeUnretainedValue()
             if _access.contains(.fault) { context._fulfillFault(self) }
             context._recordWrite(of: self, property: index, announce: announce)
             return
         }
         // A property setter's write runs no user code until it returns:
         // the context is borrowed, not retained.
-        Unmanaged.passUnretained(context)._withUnsafeGuaranteedRef { context in
+        unmanaged._withUnsafeGuaranteedRef { context in
             context._recordWrite(of: self, property: index, announce: false)
         }
     }

@@ -31,7 +31,7 @@ extension ManagedObject {
     ///   another key stops the program, naming the entity and the key, in
     ///   release builds too (Core Data raises for it).
     public final func willChangeValue(forKey key: String) {
-        guard let entity = _entity, _contextRef != nil else { return }
+        guard let entity = _entity, _hasContext else { return }
         guard let index = entity.indexByName[key] else {
             fatalError("Coherence: \(entity.name) has no modeled property named \(key)")
         }

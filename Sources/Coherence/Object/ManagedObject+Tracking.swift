@@ -120,7 +120,7 @@ extension ManagedObject {
     /// still make the object updated.
     /// <https://developer.apple.com/documentation/coredata/nsmanagedobject/changedvalues()>
     public final func changedValues() -> [String: Any] {
-        guard let entity = _entity, _contextRef != nil else { return [:] }
+        guard let entity = _entity, _hasContext else { return [:] }
         var result: [String: Any] = [:]
         let indexes: any Sequence<Int> = isInserted ? Array(0..<entity.propertyCount) : Array(_changedProperties)
         for index in indexes where index >= entity.attributes.count || !entity.attributes[index].isTransient {

@@ -43,7 +43,7 @@ extension ManagedObject {
     /// value computed for each object (`UUID()`) is computed once, not again
     /// at insertion. `nil` when no model with the class was built.
     final func _adoptEntityBeforeInsertion() -> EntityDescription? {
-        guard _entity == nil, _contextRef == nil, !_access.contains(.invalidated),
+        guard _entity == nil, !_hasContext, !_access.contains(.invalidated),
               let entity = EntityRegistry.entity(of: type(of: self)) else { return _entity }
         _entity = entity
         _setInitialValues(entity: entity)

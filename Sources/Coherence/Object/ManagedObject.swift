@@ -41,9 +41,25 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// The object's state flags; changed only by ``ObjectFlags``'s
     /// transitions (read them through `_access`, `_lifecycle`, `_listed`).
     @exclusivity(unchecked) @usableFromInline final var _flags = ObjectFlags()
-    /// The owning context. Cleared by the context when it unregisters the
-    /// object or is deinitialized, so it never dangles.
-    @exclusivity(unchecked) final unowned(unsafe) var _contextRef: ManagedObjectContext?
+    /// The owning context, not owned. Cleared by the context when it
+    /// unregisters the object or is deinitialized, so it never dangles.
+    /// Kept as `Unmanaged` so that testing it (``_hasContext``,
+    /// ``_belongs(to:)``) retains nothing: loading an `unowned(unsafe)`
+    /// reference retains it, and writes test it on every property.
+    @exclusivity(unchecked) final var _context: Unmanaged<ManagedObjectContext>?
+    /// The owning context (retained while the caller uses it).
+    final var _contextRef: ManagedObjectContext? {
+        get { _context?.takeUnretainedValue() }
+        set { _context = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+    /// Whether the object belongs to a context. Retains nothing.
+    @inline(__always)
+    final var _hasContext: Bool { _context != nil }
+    /// Whether the object belongs to `context`. Retains nothing.
+    @inline(__always)
+    final func _belongs(to context: ManagedObjectContext) -> Bool {
+        _context?.toOpaque() == Unmanaged.passUnretained(context).toOpaque()
+    }
     @exclusivity(unchecked) final var _entity: EntityDescription?
     /// The last committed values, shared with the store's row cache.
     @exclusivity(unchecked) final var _snapshot: Snapshot?
@@ -194,13 +210,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, Observable {
     /// Whether the object is saved and has property values that differ from
     /// the committed ones. A change that was undone does not count.
     public final var isUpdated: Bool {
-        guard _contextRef != nil, _lifecycle.isEmpty else { return false }
+        guard _hasContext, _lifecycle.isEmpty else { return false }
         return _hasChangedValues
     }
 
     /// Whether the object is inserted, deleted or updated.
     public final var hasChanges: Bool {
-        guard _contextRef != nil else { return false }
+        guard _hasContext else { return false }
         return !_lifecycle.isEmpty || _hasChangedValues
     }
 

@@ -77,7 +77,7 @@ extension AnyFetchedResultsController {
         // those a merge deleted, which are still registered while it announces them.
         for index in candidates.indices {
             let object = candidates[index].object
-            let matches = object._contextRef === context && !object.isDeleted
+            let matches = object._belongs(to: context) && !object.isDeleted
                 && !change.deleted.contains(object) && !change.invalidated.contains(object)
                 && matchesPredicate(object)
             candidates[index].newKey = matches ? key(for: object) : nil
