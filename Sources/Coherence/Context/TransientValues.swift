@@ -19,11 +19,15 @@ extension StoreSaveRequest {
             }
             return values
         }
-        for (position, insert) in inserted.enumerated() where insert.entity.hasTransientAttributes {
+        // By position: an element is copied (its entity and values
+        // retained) only when it has transient values to strip.
+        for position in inserted.indices where inserted[position].entity.hasTransientAttributes {
+            let insert = inserted[position]
             request.inserted[position] = Insert(objectID: insert.objectID, entity: insert.entity,
                                                 values: stripped(insert.values, insert.entity))
         }
-        for (position, update) in updated.enumerated() where update.entity.hasTransientAttributes {
+        for position in updated.indices where updated[position].entity.hasTransientAttributes {
+            let update = updated[position]
             request.updated[position] = Update(objectID: update.objectID, entity: update.entity,
                                                values: stripped(update.values, update.entity), baseVersion: update.baseVersion,
                                                updatedProperties: update.updatedProperties, baseSnapshot: update.baseSnapshot)

@@ -57,6 +57,8 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
     public let relationships: [RelationshipDescription]
     /// Whether one of the relationships is ordered.
     let hasOrderedRelationships: Bool
+    /// Whether one of the relationships is many-to-many (kept in a join table).
+    let hasManyToManyRelationships: Bool
     /// The fetch indexes (``ManagedObject/indexes``): attribute names, in order.
     public let indexes: [[String]]
     /// The entity's previous name, for lightweight migration, as Core
@@ -140,6 +142,7 @@ public final class EntityDescription: Sendable, CustomStringConvertible {
         self.attributes = attributes
         self.relationships = relationships
         hasOrderedRelationships = relationships.contains(where: \.isOrdered)
+        hasManyToManyRelationships = relationships.contains { $0.isToMany && $0.inverseIsToMany }
         require(attributes.indices.allSatisfy { attributes[$0].index == $0 }, "Coherence: \(name)'s attributes must come first, in order")
         attributeSlots = attributes.map(AttributeSlotEntry.init)
         storedAttributes = attributes.filter { !$0.isTransient }

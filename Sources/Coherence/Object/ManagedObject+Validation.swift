@@ -33,8 +33,7 @@ extension ManagedObject {
     /// replaces is not stored.
     final func _valueErrors(into errors: inout [ValidationError]) {
         guard let entity = _entity else { return }
-        func validate(_ index: Int, _ value: inout Any?) {
-            let key = entity.propertyName(at: index)
+        func validate(_ key: String, _ value: inout Any?) {
             do {
                 try validateValue(&value, forKey: key)
             } catch let error as ValidationError {
@@ -45,9 +44,11 @@ extension ManagedObject {
         }
         let attributes = entity.attributes
         _forEachCurrentValue(entity: entity, count: attributes.count) { index, stored in
+            // Read in place: a local copy of the description would retain it.
             guard let stored, !attributes[index].isDerived else { return }
-            var value: Any? = stored == .null ? nil : attributes[index].slotKind.box(stored) ?? (try? attributes[index].access.swiftValue(stored))
-            validate(index, &value)
+            var value: Any? = stored == .null ? nil
+                : attributes[index].slotKind.box(stored) ?? (try? attributes[index].access.swiftValue(stored))
+            validate(attributes[index].name, &value)
         }
         // Relationships whose destinations are loaded; of a saved object,
         // only the changed ones (the others were valid when saved, and
@@ -56,7 +57,7 @@ extension ManagedObject {
         for relationship in entity.relationships where relationship.storage(of: self).loadedIDs != nil {
             if let changed, !changed.contains(relationship.index) { continue }
             var value = _readProperty(at: relationship.index, entity: entity)
-            validate(relationship.index, &value)
+            validate(relationship.name, &value)
         }
     }
 

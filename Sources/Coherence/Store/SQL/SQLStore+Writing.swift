@@ -76,10 +76,13 @@ extension SQLStore {
         }
         if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
         var result = StoreSaveResult()
-        let insertedIDs = try reserveKeys(for: request.inserted.lazy.map { ($0.objectID, $0.entity) }, in: db)
+        // By position, here and below: iterating the inserts would copy
+        // each one (retaining its entity and its values) to read two fields.
+        let inserts = request.inserted
+        let insertedIDs = try reserveKeys(for: inserts.indices.lazy.map { (inserts[$0].objectID, inserts[$0].entity) }, in: db)
         result.permanentIDs.reserveCapacity(insertedIDs.count)
-        for (insert, id) in zip(request.inserted, insertedIDs) where insert.objectID.isTemporaryID {
-            result.permanentIDs[insert.objectID] = id
+        for position in inserts.indices where inserts[position].objectID.isTemporaryID {
+            result.permanentIDs[inserts[position].objectID] = insertedIDs[position]
         }
         let mapping = result.permanentIDs
         result.snapshots.reserveCapacity(request.inserted.count + request.updated.count)
@@ -144,29 +147,42 @@ extension SQLStore {
         // A conflict undoes everything; thrown before inserting, whose
         // values a row that was not deleted may still hold.
         if !conflicts.isEmpty { throw StoreConflictError(conflicts: conflicts) }
-        // The rows of each entity go in one batch (see `SQLDatabase.executeMany`).
-        var rows: [ObjectIdentifier: (entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = [:]
-        var order: [ObjectIdentifier] = []
+        // The rows of each entity go in one batch (see `SQLDatabase.executeMany`),
+        // the batches in the order their entities first appear.
+        var batches: [(entity: EntityDescription, rows: [(id: ManagedObjectID, values: [StoreValue])])] = []
+        var batchOfEntity: [ObjectIdentifier: Int] = [:]
+        var lastEntity: ObjectIdentifier?, lastBatch = 0
         var joined: [(ManagedObjectID, EntityDescription, [StoreValue])] = []
         result.insertedSnapshots = []
-        result.insertedSnapshots?.reserveCapacity(request.inserted.count)
-        for (insert, id) in zip(request.inserted, insertedIDs) {
-            guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(insert.objectID) }
-            let values = try remappedForSave(insert.values, entity: insert.entity, mapping)
-            let key = ObjectIdentifier(insert.entity)
-            if rows[key] == nil {
-                rows[key] = (insert.entity, [])
-                order.append(key)
+        result.insertedSnapshots?.reserveCapacity(inserts.count)
+        for position in inserts.indices {
+            let id = insertedIDs[position], entity = inserts[position].entity
+            guard id.storeNumber == storeNumber else { throw StoreError.objectNotFound(inserts[position].objectID) }
+            let values = try remappedForSave(inserts[position].values, entity: entity, mapping)
+            // A run of objects of one entity looks its batch up once.
+            let key = ObjectIdentifier(entity)
+            if key != lastEntity {
+                if let batch = batchOfEntity[key] {
+                    lastBatch = batch
+                } else {
+                    batches.append((entity, []))
+                    lastBatch = batches.count - 1
+                    batchOfEntity[key] = lastBatch
+                }
+                lastEntity = key
             }
-            rows[key]!.rows.append((id, values))
-            if insert.entity.relationships.contains(where: { $0.isToMany && $0.inverseIsToMany }) { joined.append((id, insert.entity, values)) }
-            for relationship in insert.entity.relationships where relationship.isOrdered { positioned.append((id, relationship, values[relationship.index])) }
-            let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: insert.entity), version: 1)
+            batches[lastBatch].rows.append((id, values))
+            if entity.hasManyToManyRelationships { joined.append((id, entity, values)) }
+            if entity.hasOrderedRelationships {
+                for relationship in entity.relationships where relationship.isOrdered { positioned.append((id, relationship, values[relationship.index])) }
+            }
+            let snapshot = Snapshot(objectID: id, values: snapshotValues(values, entity: entity), version: 1)
             result.snapshots[id] = snapshot
             result.insertedSnapshots?.append(snapshot)
         }
-        for key in order {
-            let (entity, entityRows) = rows.removeValue(forKey: key)!
+        for position in batches.indices {
+            let (entity, entityRows) = batches[position]
+            batches[position].rows = []
             // Each row's arguments are made as it is written.
             try db.executeMany(sql(entity).insert, count: entityRows.count) { index, arguments in
                 appendInsertValues(id: entityRows[index].id, values: entityRows[index].values, entity: entity, to: &arguments)
