@@ -133,10 +133,14 @@ extension ManagedObject {
     /// The current values of all properties, in store form (`.null` for an
     /// attribute without a value).
     final func _storeValues(entity: EntityDescription) -> [StoreValue] {
-        var values: [StoreValue] = []
-        values.reserveCapacity(entity.propertyCount)
-        _forEachCurrentValue(entity: entity, count: entity.propertyCount) { _, value in values.append(value ?? .null) }
-        return values
+        let count = entity.propertyCount
+        // Each value copied once, into its place.
+        return Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+            _forEachCurrentValue(entity: entity, count: count) { index, value in
+                (buffer.baseAddress! + index).initialize(to: value ?? .null)
+            }
+            initialized = count
+        }
     }
 
     /// The Swift form of a store value of property `index`.
