@@ -47,6 +47,7 @@ struct ModelRegistryTests {
         #expect(goneVehicle.name == "RegistryVehicle")
         #expect(goneVehicle.isInHierarchy)
         #expect(goneVehicle.subentities.isEmpty)
+        withExtendedLifetime(first) {}
     }
 
     @Test func subentitiesAreListedInModelOrderWhileTheModelLives() throws {

@@ -77,7 +77,7 @@ extension SQLStore {
         if !constraintConflicts.isEmpty { throw StoreConstraintError(conflicts: constraintConflicts) }
         var result = StoreSaveResult()
         // By position, here and below: iterating the inserts would copy
-        // each one (retaining its entity and its values) to read two fields.
+        // each whole insert (its values too) to read a field or two.
         let inserts = request.inserted
         let insertedIDs = try reserveKeys(for: inserts.indices.lazy.map { (inserts[$0].objectID, inserts[$0].entity) }, in: db)
         result.permanentIDs.reserveCapacity(insertedIDs.count)
